@@ -1,0 +1,353 @@
+//! Two-player positions as bitboards, for the searches (minimax, MCTS,
+//! AlphaZero self-play) that visit millions of positions.
+//!
+//! A position stores the pieces of the player to move and of the opponent
+//! ("canonical" view), so negamax and the network encoding need no colour
+//! flips. Bit `row * cols + col` (row 0 at the bottom) is one cell. Lines are
+//! tested with precomputed window masks, which works for any `win_length`
+//! and any board up to 16 × 16; the mask type is chosen by board size
+//! (`u64` for the classic 6 × 7), so the common case runs on one register.
+
+use super::board::{Board, BoardConfig, MAX_SIDE};
+use std::ops::{BitAnd, BitOr, BitXor};
+
+/// A set of cells. Implemented for `u64`, `u128` and [`B256`].
+pub trait Bits:
+    Copy + Eq + Default + Send + Sync + std::hash::Hash + std::fmt::Debug + 'static
+    + BitAnd<Output = Self> + BitOr<Output = Self> + BitXor<Output = Self>
+{
+    const CAPACITY: usize;
+    fn bit(i: usize) -> Self;
+    fn count(self) -> u32;
+    fn is_empty(self) -> bool {
+        self == Self::default()
+    }
+    fn has(self, i: usize) -> bool {
+        !(self & Self::bit(i)).is_empty()
+    }
+    /// A 64-bit digest, for hash tables and caches.
+    fn digest(self) -> u64;
+}
+
+impl Bits for u64 {
+    const CAPACITY: usize = 64;
+    #[inline]
+    fn bit(i: usize) -> Self {
+        1u64 << i
+    }
+    #[inline]
+    fn count(self) -> u32 {
+        self.count_ones()
+    }
+    #[inline]
+    fn digest(self) -> u64 {
+        self
+    }
+}
+
+impl Bits for u128 {
+    const CAPACITY: usize = 128;
+    #[inline]
+    fn bit(i: usize) -> Self {
+        1u128 << i
+    }
+    #[inline]
+    fn count(self) -> u32 {
+        self.count_ones()
+    }
+    #[inline]
+    fn digest(self) -> u64 {
+        (self as u64) ^ ((self >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
+/// 256 cells: enough for 16 × 16.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct B256(pub [u64; 4]);
+
+macro_rules! b256_op {
+    ($tr:ident, $f:ident, $op:tt) => {
+        impl $tr for B256 {
+            type Output = B256;
+            #[inline]
+            fn $f(self, o: B256) -> B256 {
+                B256([self.0[0] $op o.0[0], self.0[1] $op o.0[1], self.0[2] $op o.0[2], self.0[3] $op o.0[3]])
+            }
+        }
+    };
+}
+b256_op!(BitAnd, bitand, &);
+b256_op!(BitOr, bitor, |);
+b256_op!(BitXor, bitxor, ^);
+
+impl Bits for B256 {
+    const CAPACITY: usize = 256;
+    #[inline]
+    fn bit(i: usize) -> Self {
+        let mut w = [0u64; 4];
+        w[i / 64] = 1u64 << (i % 64);
+        B256(w)
+    }
+    #[inline]
+    fn count(self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+    fn digest(self) -> u64 {
+        self.0.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, w| (h ^ w).wrapping_mul(0x1000_0000_01b3))
+    }
+}
+
+/// Everything about a board shape that searches need, computed once.
+#[derive(Clone, Debug)]
+pub struct Geometry<B: Bits> {
+    pub cfg: BoardConfig,
+    /// Every line of `win_length` cells as a mask.
+    pub windows: Vec<B>,
+    /// For each cell, the indices of the windows through it.
+    pub cell_windows: Vec<Vec<u32>>,
+    /// The centre column (cols / 2).
+    pub center: B,
+    /// All cells.
+    pub full: B,
+}
+
+impl<B: Bits> Geometry<B> {
+    pub fn new(cfg: BoardConfig) -> Self {
+        assert!(cfg.cells() <= B::CAPACITY, "board too large for this mask type");
+        assert!(cfg.rows <= MAX_SIDE && cfg.cols <= MAX_SIDE);
+        let (rows, cols, len) = (cfg.rows as isize, cfg.cols as isize, cfg.win_length as isize);
+        let mut windows = Vec::new();
+        let mut cell_windows = vec![Vec::new(); cfg.cells()];
+        // Each line is listed once: in each direction, starting from its first cell.
+        for (dr, dc) in [(0isize, 1isize), (1, 0), (1, 1), (1, -1)] {
+            if len == 1 && (dr, dc) != (0, 1) {
+                continue; // a one-cell window is the same in every direction
+            }
+            for r in 0..rows {
+                for c in 0..cols {
+                    let (er, ec) = (r + dr * (len - 1), c + dc * (len - 1));
+                    if er < 0 || er >= rows || ec < 0 || ec >= cols {
+                        continue;
+                    }
+                    let mut mask = B::default();
+                    for k in 0..len {
+                        let i = ((r + dr * k) * cols + c + dc * k) as usize;
+                        mask = mask | B::bit(i);
+                        cell_windows[i].push(windows.len() as u32);
+                    }
+                    windows.push(mask);
+                }
+            }
+        }
+        let mut center = B::default();
+        let mut full = B::default();
+        for r in 0..cfg.rows {
+            center = center | B::bit(r * cfg.cols + cfg.cols / 2);
+            for c in 0..cfg.cols {
+                full = full | B::bit(r * cfg.cols + c);
+            }
+        }
+        Geometry { cfg, windows, cell_windows, center, full }
+    }
+
+    #[inline]
+    pub fn index(&self, row: usize, col: usize) -> usize {
+        row * self.cfg.cols + col
+    }
+
+    /// Whether `pieces` has a full window through cell `i`.
+    #[inline]
+    pub fn wins_through(&self, pieces: B, i: usize) -> bool {
+        self.cell_windows[i].iter().any(|&w| {
+            let m = self.windows[w as usize];
+            pieces & m == m
+        })
+    }
+}
+
+/// A two-player position from the view of the player to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position<B: Bits> {
+    /// Pieces of the player to move.
+    pub mine: B,
+    /// Pieces of the other player.
+    pub theirs: B,
+    pub heights: [u8; MAX_SIDE],
+    pub ply: u16,
+}
+
+/// The result of playing a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Ongoing,
+    /// The player who just moved made a line.
+    Won,
+    /// The board is full with no line.
+    Draw,
+}
+
+impl<B: Bits> Position<B> {
+    pub fn empty() -> Self {
+        Position { mine: B::default(), theirs: B::default(), heights: [0; MAX_SIDE], ply: 0 }
+    }
+
+    /// From a referee board with two seats; `to_move` is the seat to move.
+    pub fn from_board(board: &Board, to_move: usize) -> Self {
+        let mut p = Self::empty();
+        let cols = board.cols();
+        for col in 0..cols {
+            p.heights[col] = board.height(col) as u8;
+            for row in 0..board.height(col) {
+                let bit = B::bit(row * cols + col);
+                if board.cell(row, col) == Some(to_move) {
+                    p.mine = p.mine | bit;
+                } else {
+                    p.theirs = p.theirs | bit;
+                }
+            }
+        }
+        p.ply = board.pieces() as u16;
+        p
+    }
+
+    /// From a move list (columns from 0), checking legality.
+    pub fn from_moves(geo: &Geometry<B>, moves: &[usize]) -> Result<Self, String> {
+        let mut p = Self::empty();
+        for (i, &c) in moves.iter().enumerate() {
+            if !p.is_legal(geo, c) {
+                return Err(format!("move {} (column {c}) is not legal", i + 1));
+            }
+            let (next, status) = p.play(geo, c);
+            if status != Status::Ongoing && i + 1 < moves.len() {
+                return Err(format!("the game is already over after move {}", i + 1));
+            }
+            p = next;
+        }
+        Ok(p)
+    }
+
+    #[inline]
+    pub fn is_legal(&self, geo: &Geometry<B>, col: usize) -> bool {
+        col < geo.cfg.cols && (self.heights[col] as usize) < geo.cfg.rows
+    }
+
+    /// Legal columns as a bit mask over columns.
+    #[inline]
+    pub fn legal_mask(&self, geo: &Geometry<B>) -> u32 {
+        let mut m = 0u32;
+        for c in 0..geo.cfg.cols {
+            if (self.heights[c] as usize) < geo.cfg.rows {
+                m |= 1 << c;
+            }
+        }
+        m
+    }
+
+    /// Plays a legal column: the returned position is from the opponent's view.
+    #[inline]
+    pub fn play(&self, geo: &Geometry<B>, col: usize) -> (Self, Status) {
+        let row = self.heights[col] as usize;
+        let i = geo.index(row, col);
+        let mine = self.mine | B::bit(i);
+        let mut heights = self.heights;
+        heights[col] += 1;
+        let next = Position { mine: self.theirs, theirs: mine, heights, ply: self.ply + 1 };
+        let status = if geo.wins_through(mine, i) {
+            Status::Won
+        } else if next.ply as usize == geo.cfg.cells() {
+            Status::Draw
+        } else {
+            Status::Ongoing
+        };
+        (next, status)
+    }
+
+    /// The same position mirrored left–right.
+    pub fn mirrored(&self, geo: &Geometry<B>) -> Self {
+        let cols = geo.cfg.cols;
+        let flip = |b: B| {
+            let mut out = B::default();
+            for r in 0..geo.cfg.rows {
+                for c in 0..cols {
+                    if b.has(r * cols + c) {
+                        out = out | B::bit(r * cols + cols - 1 - c);
+                    }
+                }
+            }
+            out
+        };
+        let mut heights = [0u8; MAX_SIDE];
+        for c in 0..cols {
+            heights[cols - 1 - c] = self.heights[c];
+        }
+        Position { mine: flip(self.mine), theirs: flip(self.theirs), heights, ply: self.ply }
+    }
+
+    /// A 64-bit key for hash tables (unique for boards of at most 64 cells).
+    #[inline]
+    pub fn key(&self) -> u64 {
+        self.mine.digest().wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ self.theirs.digest().rotate_left(29)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::board::DEFAULT_LETTERS;
+
+    #[test]
+    fn window_counts() {
+        // 6 × 7, win 4: 24 horizontal + 21 vertical + 12 + 12 diagonal = 69.
+        let g = Geometry::<u64>::new(BoardConfig::default());
+        assert_eq!(g.windows.len(), 69);
+        let g1 = Geometry::<u64>::new(BoardConfig::new(2, 3, 1).unwrap());
+        assert_eq!(g1.windows.len(), 6);
+        let big = Geometry::<B256>::new(BoardConfig::new(16, 16, 5).unwrap());
+        assert_eq!(big.windows.len(), 16 * 12 * 2 + 12 * 12 * 2);
+    }
+
+    #[test]
+    fn play_detects_wins_and_draws() {
+        let g = Geometry::<u64>::new(BoardConfig::default());
+        let mut p = Position::<u64>::empty();
+        let mut last = Status::Ongoing;
+        for c in [0, 6, 0, 6, 0, 6, 0] {
+            let (n, s) = p.play(&g, c);
+            p = n;
+            last = s;
+        }
+        assert_eq!(last, Status::Won);
+        let g = Geometry::<u128>::new(BoardConfig::new(3, 2, 3).unwrap());
+        let mut p = Position::<u128>::empty();
+        for c in [0, 0, 0, 1, 1, 1] {
+            let (n, s) = p.play(&g, c);
+            p = n;
+            last = s;
+        }
+        assert_eq!(last, Status::Draw);
+    }
+
+    #[test]
+    fn from_board_matches_moves() {
+        let cfg = BoardConfig::default();
+        let g = Geometry::<u64>::new(cfg);
+        let mut b = Board::new(cfg);
+        let moves = [3, 3, 2, 4, 4];
+        for (i, &c) in moves.iter().enumerate() {
+            b.drop_piece(c, i % 2).unwrap();
+        }
+        assert_eq!(Position::from_board(&b, 1), Position::<u64>::from_moves(&g, &moves).unwrap());
+        let s = b.to_board_string(&DEFAULT_LETTERS);
+        assert_eq!(s.len(), 42);
+    }
+
+    #[test]
+    fn mirror_is_an_involution() {
+        let g = Geometry::<u64>::new(BoardConfig::default());
+        let p = Position::<u64>::from_moves(&g, &[0, 1, 1, 5]).unwrap();
+        let m = p.mirrored(&g);
+        assert_ne!(m, p);
+        assert_eq!(m, Position::from_moves(&g, &[6, 5, 5, 1]).unwrap());
+        assert_eq!(m.mirrored(&g), p);
+    }
+}

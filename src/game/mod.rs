@@ -1,0 +1,9 @@
+//! The functional core of the rules: pure code, no I/O, no actors.
+
+pub mod bitboard;
+pub mod board;
+pub mod openings;
+pub mod rules;
+
+pub use board::{Board, BoardConfig, IllegalMove, DEFAULT_LETTERS, MAX_SEATS, MAX_SIDE, MIN_SEATS};
+pub use rules::{Answer, EndReason, Game, Outcome, Step, DEFAULT_MAX_INVALID};

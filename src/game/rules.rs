@@ -1,0 +1,285 @@
+//! The turn state machine of rules.md as pure code: the referee actor, the
+//! tournament director, self-play evaluation and the network server all drive
+//! a [`Game`], so legality, turn order and end reasons live only here.
+
+use super::board::{Board, BoardConfig};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Default per-turn limit of illegal answers (`MAX_INVALID_MOVES`).
+pub const DEFAULT_MAX_INVALID: u32 = 5;
+
+/// Why a game (or one player's part in it) ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum EndReason {
+    Win,
+    Tie,
+    TooManyInvalid,
+    Timeout,
+    Forfeit,
+}
+
+impl EndReason {
+    pub const ALL: [EndReason; 5] = [
+        EndReason::Win,
+        EndReason::Tie,
+        EndReason::TooManyInvalid,
+        EndReason::Timeout,
+        EndReason::Forfeit,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::Win => "WIN",
+            EndReason::Tie => "TIE",
+            EndReason::TooManyInvalid => "TOO_MANY_INVALID",
+            EndReason::Timeout => "TIMEOUT",
+            EndReason::Forfeit => "FORFEIT",
+        }
+    }
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a player answered when asked for a move, in machine numbering.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Column(i64),
+    /// Not a column at all (junk text, a doctored board, ...); says why.
+    Malformed(String),
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The winning seat, `None` for a draw.
+    pub winner: Option<usize>,
+    /// The reason that decided the game (for a win by elimination, the
+    /// reason the last opponent went out).
+    pub reason: EndReason,
+    /// Seats knocked out before the end, with their reasons, in order.
+    pub eliminated: Vec<(usize, EndReason)>,
+}
+
+/// What one step of the state machine did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    Moved { seat: usize, col: usize, row: usize },
+    /// The answer was refused; the same seat is asked again unless the game ended.
+    Illegal { seat: usize, reason: String, tries_left: u32 },
+    /// The seat is out (TOO_MANY_INVALID, TIMEOUT or FORFEIT).
+    Eliminated { seat: usize, reason: EndReason },
+}
+
+/// One game in progress: board, whose turn, move list, illegal-answer count.
+#[derive(Clone, Debug)]
+pub struct Game {
+    board: Board,
+    seats: usize,
+    to_move: usize,
+    active: Vec<bool>,
+    moves: Vec<usize>,
+    invalid_this_turn: u32,
+    max_invalid: u32,
+    eliminated: Vec<(usize, EndReason)>,
+    outcome: Option<Outcome>,
+}
+
+impl Game {
+    pub fn new(cfg: BoardConfig, seats: usize, max_invalid: u32) -> Self {
+        assert!(seats >= 1, "a game needs seats");
+        Game {
+            board: Board::new(cfg),
+            seats,
+            to_move: 0,
+            active: vec![true; seats],
+            moves: Vec::new(),
+            invalid_this_turn: 0,
+            max_invalid: max_invalid.max(1),
+            eliminated: Vec::new(),
+            outcome: None,
+        }
+    }
+
+    /// A game that starts after `opening` (columns from 0). Refused when an
+    /// opening move is illegal or already ends the game.
+    pub fn with_opening(cfg: BoardConfig, seats: usize, max_invalid: u32, opening: &[usize]) -> Result<Self, String> {
+        let mut g = Game::new(cfg, seats, max_invalid);
+        for (i, &c) in opening.iter().enumerate() {
+            match g.submit(Answer::Column(c as i64)) {
+                Step::Moved { .. } if g.outcome.is_none() => {}
+                Step::Moved { .. } => return Err(format!("opening move {} (column {c}) ends the game", i + 1)),
+                _ => return Err(format!("opening move {} (column {c}) is illegal", i + 1)),
+            }
+        }
+        Ok(g)
+    }
+
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+    pub fn seats(&self) -> usize {
+        self.seats
+    }
+    pub fn moves(&self) -> &[usize] {
+        &self.moves
+    }
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+    pub fn is_over(&self) -> bool {
+        self.outcome.is_some()
+    }
+    /// Seat to move, `None` once the game is over.
+    pub fn to_move(&self) -> Option<usize> {
+        self.outcome.is_none().then_some(self.to_move)
+    }
+    pub fn is_active(&self, seat: usize) -> bool {
+        self.active[seat]
+    }
+    pub fn invalid_this_turn(&self) -> u32 {
+        self.invalid_this_turn
+    }
+
+    /// Handles the current seat's answer: a legal column is played, anything
+    /// else counts against the per-turn limit.
+    pub fn submit(&mut self, answer: Answer) -> Step {
+        assert!(self.outcome.is_none(), "submit after the game is over");
+        let seat = self.to_move;
+        let checked = match answer {
+            Answer::Column(c) => self.board.check(c).map_err(|e| e.to_string()),
+            Answer::Malformed(why) => Err(why),
+        };
+        match checked {
+            Ok(col) => {
+                let row = self.board.drop_piece(col, seat).expect("checked above");
+                self.moves.push(col);
+                self.invalid_this_turn = 0;
+                if self.board.wins_at(row, col) {
+                    self.finish(Some(seat), EndReason::Win);
+                } else if self.board.is_full() {
+                    self.finish(None, EndReason::Tie);
+                } else {
+                    self.advance();
+                }
+                Step::Moved { seat, col, row }
+            }
+            Err(reason) => {
+                self.invalid_this_turn += 1;
+                if self.invalid_this_turn >= self.max_invalid {
+                    self.eliminate(seat, EndReason::TooManyInvalid);
+                }
+                Step::Illegal { seat, reason, tries_left: self.max_invalid.saturating_sub(self.invalid_this_turn) }
+            }
+        }
+    }
+
+    /// Takes `seat` out of the game (timeout, forfeit, too many invalid).
+    /// With two seats the other one wins; with more, the rest play on until
+    /// one is left.
+    pub fn eliminate(&mut self, seat: usize, reason: EndReason) -> Step {
+        if self.outcome.is_some() || !self.active[seat] {
+            return Step::Eliminated { seat, reason };
+        }
+        self.active[seat] = false;
+        self.eliminated.push((seat, reason));
+        let left: Vec<usize> = (0..self.seats).filter(|&s| self.active[s]).collect();
+        if left.len() <= 1 {
+            self.finish(left.first().copied(), reason);
+        } else if seat == self.to_move {
+            self.invalid_this_turn = 0;
+            self.advance();
+        }
+        Step::Eliminated { seat, reason }
+    }
+
+    fn finish(&mut self, winner: Option<usize>, reason: EndReason) {
+        self.outcome = Some(Outcome { winner, reason, eliminated: self.eliminated.clone() });
+    }
+
+    fn advance(&mut self) {
+        for _ in 0..self.seats {
+            self.to_move = (self.to_move + 1) % self.seats;
+            if self.active[self.to_move] {
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play(g: &mut Game, cols: &[i64]) {
+        for &c in cols {
+            g.submit(Answer::Column(c));
+        }
+    }
+
+    #[test]
+    fn leftmost_vs_rightmost_first_seat_wins() {
+        let mut g = Game::new(BoardConfig::default(), 2, DEFAULT_MAX_INVALID);
+        play(&mut g, &[0, 6, 0, 6, 0, 6, 0]);
+        let o = g.outcome().unwrap();
+        assert_eq!((o.winner, o.reason), (Some(0), EndReason::Win));
+        assert_eq!(g.moves(), &[0, 6, 0, 6, 0, 6, 0]);
+    }
+
+    #[test]
+    fn full_board_is_a_tie() {
+        let mut g = Game::new(BoardConfig::new(3, 2, 3).unwrap(), 2, 5);
+        play(&mut g, &[0, 0, 0, 1, 1, 1]);
+        let o = g.outcome().unwrap();
+        assert_eq!((o.winner, o.reason), (None, EndReason::Tie));
+    }
+
+    #[test]
+    fn fifth_illegal_answer_loses() {
+        let mut g = Game::new(BoardConfig::default(), 2, 5);
+        for i in 0..4 {
+            let s = g.submit(Answer::Column(99));
+            assert!(matches!(s, Step::Illegal { tries_left, .. } if tries_left == 4 - i));
+            assert!(!g.is_over());
+        }
+        g.submit(Answer::Malformed("junk".into()));
+        let o = g.outcome().unwrap();
+        assert_eq!((o.winner, o.reason), (Some(1), EndReason::TooManyInvalid));
+    }
+
+    #[test]
+    fn illegal_count_resets_after_a_legal_move() {
+        let mut g = Game::new(BoardConfig::default(), 2, 2);
+        g.submit(Answer::Column(-1));
+        g.submit(Answer::Column(0));
+        g.submit(Answer::Column(9));
+        assert!(!g.is_over());
+        assert_eq!(g.to_move(), Some(1));
+    }
+
+    #[test]
+    fn multi_player_elimination_skips_and_last_one_wins() {
+        let mut g = Game::new(BoardConfig::new(7, 8, 4).unwrap(), 3, 5);
+        g.submit(Answer::Column(0));
+        g.eliminate(1, EndReason::Timeout);
+        assert_eq!(g.to_move(), Some(2));
+        g.submit(Answer::Column(1));
+        assert_eq!(g.to_move(), Some(0));
+        g.eliminate(0, EndReason::Forfeit);
+        let o = g.outcome().unwrap();
+        assert_eq!(o.winner, Some(2));
+        assert_eq!(o.eliminated, vec![(1, EndReason::Timeout), (0, EndReason::Forfeit)]);
+    }
+
+    #[test]
+    fn openings_that_end_the_game_are_refused() {
+        let cfg = BoardConfig::new(3, 3, 1).unwrap();
+        assert!(Game::with_opening(cfg, 2, 5, &[0]).is_err());
+        assert!(Game::with_opening(BoardConfig::default(), 2, 5, &[3, 3]).is_ok());
+        assert!(Game::with_opening(BoardConfig::default(), 2, 5, &[9]).is_err());
+    }
+}

@@ -1,0 +1,8 @@
+//! c4sim: Connect Four worlds described by YAML scenario files.
+//!
+//! The crate is a functional core (rules, searches, codecs) inside a thin
+//! actor shell; see ARCHITECTURE.md for the map.
+
+pub mod game;
+pub mod scenario;
+pub mod search;

@@ -1,0 +1,1 @@
+//! Game-tree searches over bitboard positions: pure, synchronous code.
