@@ -1,1 +1,203 @@
-fn main() {}
+//! The `c4sim` command line: run, validate, analyze, bench.
+
+use c4sim::actors::runner::{run_match, Output};
+use c4sim::game::BoardConfig;
+use c4sim::scenario::{self, Mode};
+use clap::{Parser, Subcommand};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "c4sim", version, about = "Connect Four worlds from YAML scenario files")]
+struct Cli {
+    /// More log output on standard error (-v info, -vv debug). RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario file.
+    Run {
+        file: PathBuf,
+        /// One JSON object per event on standard output instead of the board.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a scenario file without running it.
+    Validate { file: PathBuf },
+    /// Ask a player for its move on positions read from standard input (move strings, columns from 1).
+    Analyze {
+        /// A profile name from players/, a profile file, or inline YAML like '{kind: minimax, depth: 8}'.
+        #[arg(long)]
+        player: String,
+        /// Board as ROWSxCOLSxWIN.
+        #[arg(long, default_value = "6x7x4")]
+        board: String,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Measure performance against a baseline in the same run.
+    Bench {
+        #[command(subcommand)]
+        what: BenchWhat,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchWhat {
+    /// Minimax time per move on fixed mid-game 7×6 positions, against plain negamax.
+    Minimax {
+        #[arg(long, default_value_t = 8)]
+        depth: u32,
+        #[arg(long, default_value_t = 20)]
+        positions: usize,
+        /// How many positions the (slow) plain negamax baseline is timed on.
+        #[arg(long, default_value_t = 2)]
+        baseline: usize,
+    },
+    /// Random-vs-random 7×6 games through the referee and player actors, against a plain loop.
+    Referee {
+        #[arg(long, default_value_t = 20000)]
+        games: u64,
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
+    },
+}
+
+fn init_logs(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logs(cli.verbose);
+    let code = match cli.command {
+        Command::Run { file, json } => run(&file, json),
+        Command::Validate { file } => match scenario::load(&file) {
+            Ok(sc) => {
+                println!(
+                    "{}: ok — {} mode, {} players, board {}",
+                    file.display(),
+                    format!("{:?}", sc.mode).to_lowercase(),
+                    sc.players.len(),
+                    sc.board
+                );
+                0
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                2
+            }
+        },
+        Command::Analyze { player, board, seed } => analyze(&player, &board, seed),
+        Command::Bench { what } => bench(what),
+    };
+    c4sim::players::external::kill_all_children();
+    let _ = std::io::stdout().flush();
+    ExitCode::from(code)
+}
+
+fn run(file: &std::path::Path, json: bool) -> u8 {
+    let sc = match scenario::load(file) {
+        Ok(sc) => sc,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    if sc.mode != Mode::Match {
+        eprintln!(
+            "{}: mode `{}` is not available in this build yet (available: match)",
+            file.display(),
+            format!("{:?}", sc.mode).to_lowercase()
+        );
+        return 2;
+    }
+    let out = Output::for_scenario(&sc, json);
+    let sys = actix::System::new();
+    let result = sys.block_on(async {
+        tokio::select! {
+            r = run_match(&sc, out) => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    match result {
+        Some(Ok(_)) => 0,
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            1
+        }
+        None => {
+            eprintln!("\nInterrupted.");
+            130
+        }
+    }
+}
+
+fn analyze(player: &str, board: &str, seed: u64) -> u8 {
+    let cfg = match BoardConfig::parse_compact(board) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("--board: {e}");
+            return 2;
+        }
+    };
+    let spec = match scenario::parse_player_spec(player) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let mut strategy = match c4sim::analyze::analyzer(&spec, seed) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    match c4sim::analyze::run(strategy.as_mut(), cfg, std::io::stdin().lock(), std::io::stdout().lock()) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
+fn bench(what: BenchWhat) -> u8 {
+    match what {
+        BenchWhat::Minimax { depth, positions, baseline } => {
+            let pos = c4sim::search::bench::midgame_positions(positions, 2024);
+            match c4sim::search::bench::minimax_bench(depth, &pos, baseline, &mut std::io::stdout()) {
+                Ok(_) => 0,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    1
+                }
+            }
+        }
+        BenchWhat::Referee { games, rounds } => {
+            println!("random vs random on 7×6, {games} games per round, {rounds} rounds (medians):");
+            let r = c4sim::bench::referee_bench(games, rounds);
+            println!("  plain loop (same referee state machine, direct calls): {:>10.0} games/s", r.loop_games_per_s);
+            println!("  referee + player actors:                               {:>10.0} games/s", r.actor_games_per_s);
+            println!("  ratio actors / loop: {:.2}   same games both ways: {}", r.ratio, r.same_games);
+            if r.same_games {
+                0
+            } else {
+                1
+            }
+        }
+    }
+}

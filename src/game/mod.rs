@@ -6,4 +6,4 @@ pub mod openings;
 pub mod rules;
 
 pub use board::{Board, BoardConfig, IllegalMove, DEFAULT_LETTERS, MAX_SEATS, MAX_SIDE, MIN_SEATS};
-pub use rules::{Answer, EndReason, Game, Outcome, Step, DEFAULT_MAX_INVALID};
+pub use rules::{Answer, EndReason, Game, Outcome, Refusal, Step, DEFAULT_MAX_INVALID};

@@ -2,7 +2,7 @@
 //! tournament director, self-play evaluation and the network server all drive
 //! a [`Game`], so legality, turn order and end reasons live only here.
 
-use super::board::{Board, BoardConfig};
+use super::board::{Board, BoardConfig, IllegalMove};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -53,6 +53,37 @@ pub enum Answer {
     Malformed(String),
 }
 
+/// Why an answer was refused. Kept structured so each audience gets its
+/// own column numbering: machines count from 0, people from 1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    OutOfRange { column: i64, cols: usize },
+    ColumnFull { column: usize },
+    Malformed(String),
+}
+
+impl Refusal {
+    /// The reason with columns numbered from `base` (0 for machines, 1 for people).
+    pub fn describe(&self, base: i64) -> String {
+        match self {
+            Refusal::OutOfRange { column, cols } => {
+                format!("column {} is out of range ({} to {})", column + base, base, *cols as i64 - 1 + base)
+            }
+            Refusal::ColumnFull { column } => format!("column {} is full", *column as i64 + base),
+            Refusal::Malformed(why) => why.clone(),
+        }
+    }
+}
+
+impl From<IllegalMove> for Refusal {
+    fn from(e: IllegalMove) -> Self {
+        match e {
+            IllegalMove::OutOfRange { column, cols } => Refusal::OutOfRange { column, cols },
+            IllegalMove::ColumnFull { column } => Refusal::ColumnFull { column },
+        }
+    }
+}
+
 /// How a game ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
@@ -70,7 +101,7 @@ pub struct Outcome {
 pub enum Step {
     Moved { seat: usize, col: usize, row: usize },
     /// The answer was refused; the same seat is asked again unless the game ended.
-    Illegal { seat: usize, reason: String, tries_left: u32 },
+    Illegal { seat: usize, reason: Refusal, tries_left: u32 },
     /// The seat is out (TOO_MANY_INVALID, TIMEOUT or FORFEIT).
     Eliminated { seat: usize, reason: EndReason },
 }
@@ -144,6 +175,9 @@ impl Game {
     pub fn invalid_this_turn(&self) -> u32 {
         self.invalid_this_turn
     }
+    pub fn max_invalid(&self) -> u32 {
+        self.max_invalid
+    }
 
     /// Handles the current seat's answer: a legal column is played, anything
     /// else counts against the per-turn limit.
@@ -151,8 +185,8 @@ impl Game {
         assert!(self.outcome.is_none(), "submit after the game is over");
         let seat = self.to_move;
         let checked = match answer {
-            Answer::Column(c) => self.board.check(c).map_err(|e| e.to_string()),
-            Answer::Malformed(why) => Err(why),
+            Answer::Column(c) => self.board.check(c).map_err(Refusal::from),
+            Answer::Malformed(why) => Err(Refusal::Malformed(why)),
         };
         match checked {
             Ok(col) => {

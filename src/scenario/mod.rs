@@ -1,5 +1,24 @@
 //! Scenario files: YAML schema, defaults, profiles and validation with
 //! file:line:column errors.
+//!
+//! [`load`] / [`parse_str`] turn a scenario file into a [`Scenario`] (the
+//! keys and defaults are listed in `parse.rs`); [`parse_player_spec`] reads
+//! the `--player` argument of `c4sim analyze`; every failure is a
+//! [`ScenarioError`] that prints as `FILE:LINE:COLUMN: MESSAGE`.
 
+mod duration;
+mod error;
+mod parse;
+mod players;
+mod tree;
 pub mod types;
+#[cfg(test)]
+mod tests;
+mod value;
+
+pub use duration::parse_duration;
+pub use error::ScenarioError;
+pub use parse::{load, parse_str, DEFAULT_MOVE_TIME};
+pub use players::{parse_player_spec, DEFAULT_ALPHAZERO_SIMULATIONS, DEFAULT_DEPTH, DEFAULT_MCTS_SIMULATIONS};
+pub use tree::{locate, PathSeg};
 pub use types::*;

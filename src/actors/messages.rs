@@ -1,0 +1,84 @@
+//! Every message the actors exchange, in one place.
+
+use crate::game::{Board, BoardConfig, EndReason, Refusal};
+use crate::players::TurnView;
+use crate::record::{GameRecord, PlayerResult, Tally};
+use actix::prelude::*;
+use std::time::Duration;
+
+/// A player's answer to [`YourTurn`].
+#[derive(Debug)]
+pub enum Reply {
+    Answer(crate::game::Answer),
+    /// The player cannot move any more (crashed, exited, end of input).
+    Gone(String),
+}
+
+/// Referee → player: choose a move on this copy of the board.
+#[derive(Message)]
+#[rtype(result = "Reply")]
+pub struct YourTurn(pub TurnView);
+
+/// Referee → player: stop working on the last request (its time is up).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Abandon;
+
+/// Referee → player: a game starts; reseed from `seed`.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct NewGame {
+    pub game: u64,
+    pub seat: usize,
+    pub seed: u64,
+}
+
+/// Referee → player: how the game ended for it.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct GameEnded {
+    pub result: PlayerResult,
+    pub reason: EndReason,
+}
+
+/// Runner → player: the run is over; release processes and files.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Shutdown;
+
+/// Runner → referee: play one game to the end and return its record.
+#[derive(Message)]
+#[rtype(result = "GameRecord")]
+pub struct PlayGame {
+    pub game: u64,
+    pub games: u64,
+    pub cfg: BoardConfig,
+    /// Player actors in seat order, with their names and move-time limits.
+    pub seats: Vec<Seat>,
+    pub letters: Vec<char>,
+    pub opening: Vec<usize>,
+    pub max_invalid: u32,
+    pub seed: u64,
+    /// Where game events go (renderer, JSON writer, recorders).
+    pub sinks: Vec<Recipient<GameEvent>>,
+}
+
+/// One seat of a game.
+#[derive(Clone)]
+pub struct Seat {
+    pub name: String,
+    pub player: Addr<crate::actors::player::PlayerActor>,
+    pub move_time: Option<Duration>,
+}
+
+/// What happens in a game, for whoever shows or records it.
+#[derive(Message, Clone, Debug)]
+#[rtype(result = "()")]
+pub enum GameEvent {
+    Started { game: u64, games: u64, names: Vec<String>, cfg: BoardConfig, opening: Vec<usize>, board: Board, seed: u64 },
+    Moved { game: u64, seat: usize, name: String, col: usize, row: usize, number: usize, board: Board, next: Option<(usize, String)> },
+    Illegal { game: u64, seat: usize, name: String, refusal: Refusal, tries_left: u32 },
+    Out { game: u64, seat: usize, name: String, reason: EndReason },
+    Over { record: GameRecord, board: Board },
+    Summary { tallies: Vec<Tally> },
+}

@@ -1,0 +1,150 @@
+//! The referee actor: drives one game through the state machine of
+//! rules.md ([`crate::game::Game`]), asks each seat's player actor in turn,
+//! enforces move time, and turns silence or disappearance into TIMEOUT or
+//! FORFEIT. It is the only place that decides what happens next, for
+//! every mode.
+
+use super::messages::*;
+use crate::game::{EndReason, Game, Refusal, Step};
+use crate::players::{derive_seed, TurnView};
+use crate::record::GameRecord;
+use actix::prelude::*;
+use std::time::{Duration, Instant};
+
+#[derive(Default)]
+pub struct Referee;
+
+impl Actor for Referee {
+    type Context = Context<Self>;
+}
+
+impl Handler<PlayGame> for Referee {
+    type Result = ResponseFuture<GameRecord>;
+    fn handle(&mut self, msg: PlayGame, _: &mut Context<Self>) -> Self::Result {
+        Box::pin(referee_game(msg))
+    }
+}
+
+async fn emit(sinks: &[Recipient<GameEvent>], ev: GameEvent) {
+    for s in sinks {
+        // A sink that went away must not stop the game.
+        let _ = s.send(ev.clone()).await;
+    }
+}
+
+/// Plays one game to the end. Openings are checked by whoever builds the
+/// schedule; an invalid one here is a programming error and is played as
+/// far as it is legal.
+pub async fn referee_game(msg: PlayGame) -> GameRecord {
+    let started = Instant::now();
+    let n = msg.seats.len();
+    let mut game = Game::with_opening(msg.cfg, n, msg.max_invalid, &msg.opening).unwrap_or_else(|e| {
+        tracing::error!("opening refused: {e}; starting from the empty board");
+        Game::new(msg.cfg, n, msg.max_invalid)
+    });
+    let names: Vec<String> = msg.seats.iter().map(|s| s.name.clone()).collect();
+    for (seat, s) in msg.seats.iter().enumerate() {
+        let _ = s.player.send(NewGame { game: msg.game, seat, seed: derive_seed(msg.seed, msg.game, seat as u64) }).await;
+    }
+    let has_sinks = !msg.sinks.is_empty();
+    if has_sinks {
+        emit(
+            &msg.sinks,
+            GameEvent::Started {
+                game: msg.game,
+                games: msg.games,
+                names: names.clone(),
+                cfg: msg.cfg,
+                opening: msg.opening.clone(),
+                board: game.board().clone(),
+                seed: msg.seed,
+            },
+        )
+        .await;
+    }
+    let mut refusal: Option<Refusal> = None;
+    while let Some(seat) = game.to_move() {
+        let view = TurnView {
+            game: msg.game,
+            board: game.board().clone(),
+            seat,
+            seats: n,
+            letters: msg.letters.clone(),
+            moves: game.moves().to_vec(),
+            error: refusal.take(),
+            tries_left: game.max_invalid() - game.invalid_this_turn(),
+        };
+        let s = &msg.seats[seat];
+        let request = s.player.send(YourTurn(view));
+        let reply = match s.move_time {
+            None => Some(request.await),
+            Some(limit) => match tokio::time::timeout(limit, request).await {
+                Ok(r) => Some(r),
+                Err(_) => {
+                    s.player.do_send(Abandon);
+                    None
+                }
+            },
+        };
+        let step = match reply {
+            None => game.eliminate(seat, EndReason::Timeout),
+            Some(Err(_)) => game.eliminate(seat, EndReason::Forfeit),
+            Some(Ok(Reply::Gone(why))) => {
+                tracing::info!("{} forfeits: {why}", s.name);
+                game.eliminate(seat, EndReason::Forfeit)
+            }
+            Some(Ok(Reply::Answer(a))) => game.submit(a),
+        };
+        if !has_sinks {
+            if let Step::Illegal { reason, .. } = step {
+                refusal = Some(reason);
+            }
+            continue;
+        }
+        match step {
+            Step::Moved { seat, col, row } => {
+                let next = game.to_move().map(|t| (t, names[t].clone()));
+                let ev = GameEvent::Moved {
+                    game: msg.game,
+                    seat,
+                    name: names[seat].clone(),
+                    col,
+                    row,
+                    number: game.moves().len(),
+                    board: game.board().clone(),
+                    next,
+                };
+                emit(&msg.sinks, ev).await;
+            }
+            Step::Illegal { seat, reason, tries_left } => {
+                let ev = GameEvent::Illegal { game: msg.game, seat, name: names[seat].clone(), refusal: reason.clone(), tries_left };
+                emit(&msg.sinks, ev).await;
+                refusal = Some(reason);
+            }
+            Step::Eliminated { seat, reason } => {
+                if !game.is_over() {
+                    emit(&msg.sinks, GameEvent::Out { game: msg.game, seat, name: names[seat].clone(), reason }).await;
+                }
+            }
+        }
+    }
+    let outcome = game.outcome().cloned().expect("loop ends when the game is over");
+    let record = GameRecord {
+        game: msg.game,
+        players: names,
+        moves: game.moves().to_vec(),
+        opening: msg.opening.clone(),
+        outcome,
+        seed: msg.seed,
+        duration_ms: started.elapsed().as_millis() as u64,
+    };
+    for (seat, s) in msg.seats.iter().enumerate() {
+        let ended = GameEnded { result: record.result_of(seat), reason: record.reason_for(seat) };
+        // Bounded: a search still running after a timeout must not hold up the run.
+        let _ = tokio::time::timeout(Duration::from_secs(2), s.player.send(ended)).await;
+    }
+    if has_sinks {
+        emit(&msg.sinks, GameEvent::Over { record: record.clone(), board: game.board().clone() }).await;
+    }
+    record
+}

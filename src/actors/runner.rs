@@ -1,0 +1,116 @@
+//! `mode: match`: starts one player actor per entry, plays `games` games
+//! through a referee (swapping seats between games when asked), feeds the
+//! sinks, and ends with a summary per player.
+
+use super::messages::*;
+use super::player::{HumanSeat, Inner, PlayerActor};
+use super::referee::Referee;
+use super::sinks::{JsonWriter, Renderer};
+use crate::game::DEFAULT_LETTERS;
+use crate::players::external::{ExternalProcess, Launch};
+use crate::players::{build_strategy, derive_seed, human};
+use crate::record::{tally, GameRecord, Tally};
+use crate::render::{resolve, Look};
+use crate::scenario::{PlayerKind, PlayerSpec, RenderStyle, Scenario};
+use actix::prelude::*;
+use std::io::IsTerminal;
+
+/// How the run shows itself.
+#[derive(Clone, Copy, Debug)]
+pub struct Output {
+    pub json: bool,
+    pub style: RenderStyle,
+}
+
+impl Output {
+    pub fn for_scenario(sc: &Scenario, json: bool) -> Self {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let style = resolve(sc.render, sc.color, std::io::stdout().is_terminal(), no_color);
+        Output { json, style }
+    }
+
+    /// The event sinks for this output.
+    pub fn sinks(&self) -> Vec<Recipient<GameEvent>> {
+        if self.json {
+            vec![JsonWriter.start().recipient()]
+        } else if self.style != RenderStyle::None {
+            vec![Renderer { style: self.style, seats: 2 }.start().recipient()]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+/// Starts the actor for one player entry.
+pub fn start_player(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Addr<PlayerActor>, String> {
+    let inner = match spec.kind {
+        PlayerKind::Human => {
+            let look_style = if out.style == RenderStyle::None { RenderStyle::Ascii } else { out.style };
+            Inner::Human(HumanSeat { lines: human::stdin_lines(), look: Look::new(look_style, seats), prompt_to_stderr: out.json })
+        }
+        PlayerKind::External => Inner::External(ExternalProcess::new(
+            spec.name.clone(),
+            Launch { command: spec.command.clone(), cwd: spec.cwd.clone(), env: spec.env.clone().into_iter().collect() },
+        )),
+        _ => Inner::Bot(
+            build_strategy(spec, seed)
+                .ok_or_else(|| format!("player kind `{}` is not available in this build yet", spec.kind.as_str()))?,
+        ),
+    };
+    Ok(PlayerActor::new(spec.name.clone(), inner).start())
+}
+
+/// The move-time limit of a player: its own `move_time`, else the
+/// scenario's for programs; people have none unless they set one.
+pub fn move_time_of(spec: &PlayerSpec, sc: &Scenario) -> Option<std::time::Duration> {
+    spec.move_time.or(match spec.kind {
+        PlayerKind::Human => None,
+        _ => Some(sc.limits.move_time),
+    })
+}
+
+/// Plays the scenario's match and returns every record.
+pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, String> {
+    let n = sc.players.len();
+    let mut actors = Vec::with_capacity(n);
+    for (i, spec) in sc.players.iter().enumerate() {
+        actors.push(start_player(spec, derive_seed(sc.seed, 0, i as u64), out, n)?);
+    }
+    let sinks = out.sinks();
+    let referee = Referee.start();
+    let mut tallies: Vec<Tally> = sc.players.iter().map(|p| Tally { name: p.name.clone(), ..Default::default() }).collect();
+    let mut records = Vec::new();
+    let games = sc.match_settings.games as u64;
+    for g in 0..games {
+        // With swap_colors, the seating rotates each game, so each player
+        // takes RED (and the first move) in turn.
+        let shift = if sc.match_settings.swap_colors { g as usize % n } else { 0 };
+        let seats: Vec<Seat> = (0..n)
+            .map(|s| {
+                let i = (s + shift) % n;
+                Seat { name: sc.players[i].name.clone(), player: actors[i].clone(), move_time: move_time_of(&sc.players[i], sc) }
+            })
+            .collect();
+        let msg = PlayGame {
+            game: g + 1,
+            games,
+            cfg: sc.board,
+            seats,
+            letters: DEFAULT_LETTERS.to_vec(),
+            opening: Vec::new(),
+            max_invalid: sc.limits.max_invalid_moves,
+            seed: derive_seed(sc.seed, g + 1, 0x6a6d),
+            sinks: sinks.clone(),
+        };
+        let record = referee.send(msg).await.map_err(|e| format!("the referee stopped: {e}"))?;
+        tally(&mut tallies, &record);
+        records.push(record);
+    }
+    for s in &sinks {
+        let _ = s.send(GameEvent::Summary { tallies: tallies.clone() }).await;
+    }
+    for a in &actors {
+        let _ = a.send(Shutdown).await;
+    }
+    Ok(records)
+}

@@ -1,0 +1,123 @@
+//! Where game events go: the terminal renderer and the `--json` writer.
+
+use super::messages::GameEvent;
+use crate::render::Look;
+use actix::prelude::*;
+use serde_json::json;
+use std::io::Write;
+
+/// Prints boards and messages in one look.
+pub struct Renderer {
+    pub style: crate::scenario::RenderStyle,
+    /// Seats of the current game (two-player games draw X/O in ascii).
+    pub seats: usize,
+}
+
+impl Actor for Renderer {
+    type Context = Context<Self>;
+}
+
+impl Renderer {
+    /// The text for one event (pure, for tests).
+    pub fn text(&mut self, ev: &GameEvent) -> String {
+        let look = Look::new(self.style, self.seats);
+        match ev {
+            GameEvent::Started { game, games, names, opening, board, .. } => {
+                self.seats = names.len();
+                let look = Look::new(self.style, self.seats);
+                format!("\n{}{}", look.game_intro(*game, *games, names, opening), look.board(board))
+            }
+            GameEvent::Moved { seat, name, col, number, board, next, .. } => {
+                let mut s = format!("\n{}{}\n", look.board(board), look.move_line(*number, *seat, name, *col));
+                if let Some((t, n)) = next {
+                    s.push_str(&look.next_line(*t, n));
+                    s.push('\n');
+                }
+                s
+            }
+            GameEvent::Illegal { seat, name, refusal, tries_left, .. } => {
+                format!("{}\n", look.illegal_line(*seat, name, refusal, *tries_left))
+            }
+            GameEvent::Out { seat, name, reason, .. } => {
+                format!("{}\n", look.out_line(*seat, name, *reason))
+            }
+            GameEvent::Over { record, .. } => {
+                format!("{}\n", look.game_over(&record.outcome, &record.players, record.moves.len()))
+            }
+            GameEvent::Summary { tallies } => {
+                let games = tallies.iter().map(|t| t.games()).max().unwrap_or(0);
+                let mut s = format!("\nSummary after {games} game{}:\n", if games == 1 { "" } else { "s" });
+                let width = tallies.iter().map(|t| t.name.chars().count()).max().unwrap_or(0);
+                for t in tallies {
+                    s.push_str(&format!(
+                        "  {:<width$}  {} win{}, {} draw{}, {} loss{}  (score {:.1}%)\n",
+                        t.name,
+                        t.wins,
+                        if t.wins == 1 { "" } else { "s" },
+                        t.draws,
+                        if t.draws == 1 { "" } else { "s" },
+                        t.losses,
+                        if t.losses == 1 { "" } else { "es" },
+                        100.0 * t.score()
+                    ));
+                }
+                s
+            }
+        }
+    }
+}
+
+impl Handler<GameEvent> for Renderer {
+    type Result = ();
+    fn handle(&mut self, ev: GameEvent, _: &mut Context<Self>) {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(self.text(&ev).as_bytes());
+        let _ = out.flush();
+    }
+}
+
+/// Writes the `--json` event stream of scenarios.md, one object a line.
+pub struct JsonWriter;
+
+impl Actor for JsonWriter {
+    type Context = Context<Self>;
+}
+
+impl JsonWriter {
+    /// The JSON object for one event (pure, for tests).
+    pub fn value(ev: &GameEvent) -> serde_json::Value {
+        match ev {
+            GameEvent::Started { game, names, cfg, opening, seed, .. } => json!({
+                "event": "game_start", "game": game, "players": names, "rows": cfg.rows, "cols": cfg.cols,
+                "win_length": cfg.win_length, "opening": opening, "seed": seed
+            }),
+            GameEvent::Moved { game, name, col, row, .. } => json!({
+                "event": "move", "game": game, "player": name, "column": col, "row": row
+            }),
+            GameEvent::Illegal { game, name, refusal, tries_left, .. } => json!({
+                "event": "illegal_move", "game": game, "player": name, "reason": refusal.describe(0), "tries_left": tries_left
+            }),
+            GameEvent::Out { game, name, reason, .. } => json!({
+                "event": "player_out", "game": game, "player": name, "reason": reason
+            }),
+            GameEvent::Over { record, .. } => json!({
+                "event": "game_over", "game": record.game, "result": record.result_word(), "winner": record.winner_name(),
+                "reason": record.outcome.reason, "moves": record.moves, "players": record.players,
+                "opening": record.opening, "duration_ms": record.duration_ms
+            }),
+            GameEvent::Summary { tallies } => json!({
+                "event": "summary",
+                "players": tallies.iter().map(|t| json!({"name": t.name, "wins": t.wins, "draws": t.draws, "losses": t.losses})).collect::<Vec<_>>()
+            }),
+        }
+    }
+}
+
+impl Handler<GameEvent> for JsonWriter {
+    type Result = ();
+    fn handle(&mut self, ev: GameEvent, _: &mut Context<Self>) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", JsonWriter::value(&ev));
+        let _ = out.flush();
+    }
+}

@@ -1,0 +1,58 @@
+//! `c4sim analyze`: asks one player for its move on positions read from
+//! standard input and prints what it knows, one JSON object a line.
+
+use crate::game::openings::parse_move_string;
+use crate::game::{Answer, BoardConfig, Game, DEFAULT_LETTERS};
+use crate::players::{build_strategy, Strategy, TurnView};
+use crate::scenario::PlayerSpec;
+use serde_json::json;
+use std::io::{BufRead, Write};
+
+/// Builds the strategy for `analyze`, or says which kinds can answer.
+pub fn analyzer(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>, String> {
+    build_strategy(spec, seed).ok_or_else(|| {
+        format!(
+            "`{}` players cannot be analyzed here; kinds that answer without a person: leftmost, rightmost, random, invalid, minimax, mcts",
+            spec.kind.as_str()
+        )
+    })
+}
+
+/// One position (a move string, columns from 1) → one JSON object.
+pub fn analyze_line(strategy: &mut dyn Strategy, cfg: BoardConfig, line: &str) -> serde_json::Value {
+    let position = line.trim();
+    let moves = match parse_move_string(position, cfg.cols) {
+        Ok(m) => m,
+        Err(e) => return json!({"position": position, "error": e}),
+    };
+    let game = match Game::with_opening(cfg, 2, 1, &moves) {
+        Ok(g) => g,
+        Err(e) => return json!({"position": position, "error": e}),
+    };
+    let view = TurnView {
+        game: 0,
+        board: game.board().clone(),
+        seat: moves.len() % 2,
+        seats: 2,
+        letters: DEFAULT_LETTERS.to_vec(),
+        moves,
+        error: None,
+        tries_left: 1,
+    };
+    let (answer, scores) = strategy.analyze(&view);
+    let column = match answer {
+        Answer::Column(c) => json!(c + 1),
+        Answer::Malformed(_) => serde_json::Value::Null,
+    };
+    json!({"position": position, "column": column, "scores": scores})
+}
+
+/// Reads positions until end of input.
+pub fn run(strategy: &mut dyn Strategy, cfg: BoardConfig, input: impl BufRead, mut out: impl Write) -> std::io::Result<()> {
+    for line in input.lines() {
+        let v = analyze_line(strategy, cfg, &line?);
+        writeln!(out, "{v}")?;
+        out.flush()?;
+    }
+    Ok(())
+}

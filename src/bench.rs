@@ -1,0 +1,131 @@
+//! `c4sim bench`: performance figures measured against a baseline in the
+//! same run, so a noisy machine still gives honest ratios.
+
+use crate::actors::messages::{PlayGame, Seat};
+use crate::actors::player::bot;
+use crate::actors::referee::Referee;
+use crate::game::{BoardConfig, Game, DEFAULT_LETTERS};
+use crate::players::bots::RandomBot;
+use crate::players::{derive_seed, Strategy, TurnView};
+use actix::prelude::*;
+use std::time::{Duration, Instant};
+
+/// Games per second both ways, and a checksum proving they are the same games.
+#[derive(Debug, Clone, Copy)]
+pub struct RefereeBench {
+    pub loop_games_per_s: f64,
+    pub actor_games_per_s: f64,
+    pub ratio: f64,
+    pub same_games: bool,
+}
+
+fn checksum(acc: u64, moves: &[usize], winner: Option<usize>) -> u64 {
+    let mut h = acc ^ winner.map_or(7, |w| w as u64);
+    for &m in moves {
+        h = h.wrapping_mul(31).wrapping_add(m as u64);
+    }
+    h
+}
+
+/// The baseline: the same referee state machine and the same bots, called
+/// directly in a loop (still handing each player a copy of the board).
+pub fn plain_loop(games: u64, seed: u64) -> u64 {
+    let cfg = BoardConfig::default();
+    let mut bots = [RandomBot::new(0), RandomBot::new(0)];
+    let mut sum = 0;
+    for g in 1..=games {
+        let gseed = derive_seed(seed, g, 0x6a6d);
+        for (seat, b) in bots.iter_mut().enumerate() {
+            b.new_game(derive_seed(gseed, g, seat as u64));
+        }
+        let mut game = Game::new(cfg, 2, 5);
+        while let Some(seat) = game.to_move() {
+            let view = TurnView {
+                game: g,
+                board: game.board().clone(),
+                seat,
+                seats: 2,
+                letters: DEFAULT_LETTERS.to_vec(),
+                moves: game.moves().to_vec(),
+                error: None,
+                tries_left: 5,
+            };
+            let a = bots[seat].choose(&view);
+            game.submit(a);
+        }
+        sum = checksum(sum, game.moves(), game.outcome().and_then(|o| o.winner));
+    }
+    sum
+}
+
+/// The same games through a referee actor and two player actors.
+pub async fn through_actors(games: u64, seed: u64) -> u64 {
+    let referee = Referee.start();
+    let a = bot("A", Box::new(RandomBot::new(0))).start();
+    let b = bot("B", Box::new(RandomBot::new(0))).start();
+    let mut sum = 0;
+    for g in 1..=games {
+        let seats = vec![
+            Seat { name: "A".into(), player: a.clone(), move_time: Some(Duration::from_secs(30)) },
+            Seat { name: "B".into(), player: b.clone(), move_time: Some(Duration::from_secs(30)) },
+        ];
+        let msg = PlayGame {
+            game: g,
+            games,
+            cfg: BoardConfig::default(),
+            seats,
+            letters: DEFAULT_LETTERS.to_vec(),
+            opening: Vec::new(),
+            max_invalid: 5,
+            seed: derive_seed(seed, g, 0x6a6d),
+            sinks: Vec::new(),
+        };
+        let r = referee.send(msg).await.expect("referee alive");
+        sum = checksum(sum, &r.moves, r.outcome.winner);
+    }
+    sum
+}
+
+/// Runs both `rounds` times and reports medians.
+pub fn referee_bench(games: u64, rounds: usize) -> RefereeBench {
+    let mut loop_rates = Vec::new();
+    let mut actor_rates = Vec::new();
+    let mut same = true;
+    let sys = System::new();
+    for r in 0..rounds {
+        let seed = r as u64;
+        let t = Instant::now();
+        let a = plain_loop(games, seed);
+        loop_rates.push(games as f64 / t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        let b = sys.block_on(through_actors(games, seed));
+        actor_rates.push(games as f64 / t.elapsed().as_secs_f64());
+        same &= a == b;
+    }
+    let l = median(&mut loop_rates);
+    let a = median(&mut actor_rates);
+    RefereeBench { loop_games_per_s: l, actor_games_per_s: a, ratio: a / l, same_games: same }
+}
+
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actors_play_the_same_games_as_the_loop() {
+        let sys = System::new();
+        assert_eq!(plain_loop(50, 3), sys.block_on(through_actors(50, 3)));
+    }
+}

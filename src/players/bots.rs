@@ -1,0 +1,100 @@
+//! The simple in-process kinds and the search-backed ones.
+
+use super::{Strategy, TurnView};
+use crate::game::Answer;
+use crate::search::mcts::Mcts;
+use crate::search::minimax::Minimax;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+
+/// The left-most column with room.
+pub struct Leftmost;
+impl Strategy for Leftmost {
+    fn choose(&mut self, v: &TurnView) -> Answer {
+        Answer::Column(v.board.legal_moves().first().copied().unwrap_or(0) as i64)
+    }
+}
+
+/// The right-most column with room.
+pub struct Rightmost;
+impl Strategy for Rightmost {
+    fn choose(&mut self, v: &TurnView) -> Answer {
+        Answer::Column(v.board.legal_moves().last().copied().unwrap_or(0) as i64)
+    }
+}
+
+/// A uniformly random column with room, from a seeded generator.
+pub struct RandomBot {
+    rng: ChaCha8Rng,
+}
+impl RandomBot {
+    pub fn new(seed: u64) -> Self {
+        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed) }
+    }
+}
+impl Strategy for RandomBot {
+    fn choose(&mut self, v: &TurnView) -> Answer {
+        let moves = v.board.legal_moves();
+        Answer::Column(*moves.choose(&mut self.rng).unwrap_or(&0) as i64)
+    }
+    fn new_game(&mut self, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+    }
+}
+
+/// Always a column out of range: exercises the referee's illegal-move path.
+pub struct InvalidBot;
+impl Strategy for InvalidBot {
+    fn choose(&mut self, v: &TurnView) -> Answer {
+        Answer::Column(v.board.cols() as i64)
+    }
+}
+
+/// Alpha–beta minimax with the reference heuristic (alphazero.md).
+pub struct MinimaxBot {
+    search: Minimax,
+}
+impl MinimaxBot {
+    pub fn new(depth: u32) -> Self {
+        MinimaxBot { search: Minimax::new(depth) }
+    }
+}
+impl Strategy for MinimaxBot {
+    fn choose(&mut self, v: &TurnView) -> Answer {
+        Answer::Column(self.search.choose(&v.board, v.seat) as i64)
+    }
+    fn analyze(&mut self, v: &TurnView) -> (Answer, Option<serde_json::Value>) {
+        let (col, scores) = self.search.scores(&v.board, v.seat);
+        (Answer::Column(col as i64), Some(json!(scores)))
+    }
+    fn is_heavy(&self) -> bool {
+        true
+    }
+}
+
+/// Plain UCT with random playouts.
+pub struct MctsBot {
+    search: Mcts,
+}
+impl MctsBot {
+    pub fn new(simulations: u32, seed: u64) -> Self {
+        MctsBot { search: Mcts::new(simulations, seed) }
+    }
+}
+impl Strategy for MctsBot {
+    fn choose(&mut self, v: &TurnView) -> Answer {
+        Answer::Column(self.search.choose(&v.board, v.seat) as i64)
+    }
+    fn analyze(&mut self, v: &TurnView) -> (Answer, Option<serde_json::Value>) {
+        let (col, shares) = self.search.analyze(&v.board, v.seat);
+        (Answer::Column(col as i64), Some(json!(shares)))
+    }
+    fn new_game(&mut self, seed: u64) {
+        self.search.reseed(seed);
+    }
+    fn is_heavy(&self) -> bool {
+        true
+    }
+}

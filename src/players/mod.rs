@@ -1,0 +1,87 @@
+//! Player kinds. In-process bots implement [`Strategy`] (synchronous, pure
+//! given their seed); people and external programs do I/O and live in
+//! [`human`] and [`external`]. The player actor wraps any of them.
+
+pub mod bots;
+pub mod external;
+pub mod human;
+
+use crate::game::{Answer, Board, Refusal};
+use crate::scenario::{PlayerKind, PlayerSpec};
+
+/// Colour names in seating order (RED always moves first).
+pub const COLOUR_NAMES: [&str; 9] = ["Red", "Yellow", "Blue", "Green", "Purple", "Orange", "Brown", "Black", "White"];
+
+pub fn colour_name(seat: usize) -> &'static str {
+    COLOUR_NAMES[seat % COLOUR_NAMES.len()]
+}
+
+/// What a player is shown when asked for a move: a copy of the board, so a
+/// player can never change the real one.
+#[derive(Clone, Debug)]
+pub struct TurnView {
+    /// Game number within the run, from 1.
+    pub game: u64,
+    pub board: Board,
+    /// The seat being asked.
+    pub seat: usize,
+    pub seats: usize,
+    /// Board-string letters of the seats.
+    pub letters: Vec<char>,
+    /// Every column played so far (from 0), opening included.
+    pub moves: Vec<usize>,
+    /// Why the previous answer this turn was refused, when this is a re-ask.
+    pub error: Option<Refusal>,
+    /// Illegal answers this seat may still give this turn before it loses.
+    pub tries_left: u32,
+}
+
+impl TurnView {
+    /// The seat and column of the last move, if any.
+    pub fn last_move(&self) -> Option<(usize, usize)> {
+        let n = self.moves.len();
+        (n > 0).then(|| ((n - 1) % self.seats, self.moves[n - 1]))
+    }
+}
+
+/// An in-process player: given the view, answer a column. Bots must be
+/// deterministic given the seed of [`Strategy::new_game`].
+pub trait Strategy: Send {
+    fn choose(&mut self, view: &TurnView) -> Answer;
+    /// What the player knows of each column, for `c4sim analyze`
+    /// (`None` where it knows nothing), and its choice.
+    fn analyze(&mut self, view: &TurnView) -> (Answer, Option<serde_json::Value>) {
+        (self.choose(view), None)
+    }
+    /// Called before each game with a seed derived from the scenario seed.
+    fn new_game(&mut self, _seed: u64) {}
+    /// Whether choosing takes long enough that it must run off the actor
+    /// event loop (searches), so timers and rendering stay responsive.
+    fn is_heavy(&self) -> bool {
+        false
+    }
+}
+
+/// Builds the strategy of an in-process kind; `None` for kinds that do I/O
+/// (human, external) or are not available in this build.
+pub fn build_strategy(spec: &PlayerSpec, seed: u64) -> Option<Box<dyn Strategy>> {
+    use bots::*;
+    Some(match spec.kind {
+        PlayerKind::Leftmost => Box::new(Leftmost),
+        PlayerKind::Rightmost => Box::new(Rightmost),
+        PlayerKind::Random => Box::new(RandomBot::new(seed)),
+        PlayerKind::Invalid => Box::new(InvalidBot),
+        PlayerKind::Minimax => Box::new(MinimaxBot::new(spec.depth)),
+        PlayerKind::Mcts => Box::new(MctsBot::new(spec.simulations, seed)),
+        PlayerKind::Human | PlayerKind::External | PlayerKind::Alphazero => return None,
+    })
+}
+
+/// A seed for one player in one game, derived from the scenario seed
+/// (splitmix64 finaliser: nearby inputs give unrelated outputs).
+pub fn derive_seed(base: u64, a: u64, b: u64) -> u64 {
+    let mut z = base ^ a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

@@ -1,0 +1,100 @@
+//! The record every game ends with, and the per-player tallies built from
+//! records. Plain data: written by the referee, read by reports.
+
+use crate::game::{EndReason, Outcome};
+use serde::{Deserialize, Serialize};
+
+/// One finished game: players in seat order, every move (opening included),
+/// the result and its reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub game: u64,
+    pub players: Vec<String>,
+    /// Columns from 0, opening included.
+    pub moves: Vec<usize>,
+    pub opening: Vec<usize>,
+    pub outcome: Outcome,
+    pub seed: u64,
+    pub duration_ms: u64,
+}
+
+/// A player's result in one game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayerResult {
+    Win,
+    Draw,
+    Loss,
+}
+
+impl PlayerResult {
+    /// The word external-player.md's GAME_OVER line uses.
+    pub fn word(self) -> &'static str {
+        match self {
+            PlayerResult::Win => "WIN",
+            PlayerResult::Draw => "DRAW",
+            PlayerResult::Loss => "LOSS",
+        }
+    }
+}
+
+impl GameRecord {
+    pub fn result_of(&self, seat: usize) -> PlayerResult {
+        match self.outcome.winner {
+            None => PlayerResult::Draw,
+            Some(w) if w == seat => PlayerResult::Win,
+            Some(_) => PlayerResult::Loss,
+        }
+    }
+    pub fn winner_name(&self) -> Option<&str> {
+        self.outcome.winner.map(|w| self.players[w].as_str())
+    }
+    /// `win` or `draw`, as `--json` writes it.
+    pub fn result_word(&self) -> &'static str {
+        if self.outcome.winner.is_some() {
+            "win"
+        } else {
+            "draw"
+        }
+    }
+    /// The reason that ended this player's part: its own elimination, or
+    /// the game's reason.
+    pub fn reason_for(&self, seat: usize) -> EndReason {
+        self.outcome.eliminated.iter().find(|(s, _)| *s == seat).map_or(self.outcome.reason, |(_, r)| *r)
+    }
+}
+
+/// Wins, draws and losses of one player over a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    pub name: String,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
+
+impl Tally {
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+    /// Score with draws counted half, from 0 to 1.
+    pub fn score(&self) -> f64 {
+        if self.games() == 0 {
+            0.0
+        } else {
+            (self.wins as f64 + 0.5 * self.draws as f64) / self.games() as f64
+        }
+    }
+}
+
+/// Adds a record to the tallies (matched by name).
+pub fn tally(tallies: &mut [Tally], record: &GameRecord) {
+    for (seat, name) in record.players.iter().enumerate() {
+        if let Some(t) = tallies.iter_mut().find(|t| &t.name == name) {
+            match record.result_of(seat) {
+                PlayerResult::Win => t.wins += 1,
+                PlayerResult::Draw => t.draws += 1,
+                PlayerResult::Loss => t.losses += 1,
+            }
+        }
+    }
+}

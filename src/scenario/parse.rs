@@ -1,0 +1,252 @@
+//! Reading a scenario file into a [`Scenario`], with every default filled in
+//! and every error located at `FILE:LINE:COLUMN`.
+//!
+//! # Keys and defaults
+//! Every key is optional. A key with an empty value (`board:`) counts as
+//! not written. Unknown keys are errors everywhere, with the closest known
+//! key suggested.
+//!
+//! | key | type | default |
+//! |---|---|---|
+//! | `name` | string | the file name without its extension |
+//! | `mode` | `match` \| `tournament` \| `train` \| `serve` \| `join` | `match` |
+//! | `seed` | whole number (u64) | `0` |
+//! | `board` | `{rows, cols, win_length}` | `{rows: 6, cols: 7, win_length: 4}`; checked by [`BoardConfig::validate`] |
+//! | `limits.move_time` | duration (`30s`, `500ms`, `2m`, `1h`, bare seconds) | `30s` |
+//! | `limits.max_invalid_moves` | whole number ≥ 1 | `5` |
+//! | `render` | `emoji` \| `fullwidth` \| `ascii` \| `none` | `emoji` |
+//! | `color` | `auto` \| `always` \| `never` | `auto` |
+//! | `players` | list of player entries | two `{kind: random}` players |
+//! | `match.games` | whole number ≥ 1 | `1` |
+//! | `match.swap_colors` | `true` \| `false` | `true` |
+//! | `tournament`, `report`, `train`, `server`, `join` | mapping, kept raw | absent |
+//!
+//! With `mode: match` there must be 2 to 9 players.
+//!
+//! # Player entries
+//! | key | kinds | default |
+//! |---|---|---|
+//! | `use` | any: loads the profile `players/NAME.yaml`; keys beside it override the profile's | — |
+//! | `name` | any | the profile name if `use`d, else the kind; repeated names get " 2", " 3", ... |
+//! | `kind` | required: human, leftmost, rightmost, random, invalid, minimax, mcts, alphazero, external | — |
+//! | `depth` | minimax | `4` |
+//! | `simulations` | mcts, alphazero | `1000` (mcts), `800` (alphazero) |
+//! | `model` | alphazero (path, kept as written) | none |
+//! | `device` | alphazero: auto, cpu, cuda, metal | `auto` |
+//! | `command` | external, required: non-empty list of strings | — |
+//! | `cwd` | external (path, kept as written) | none |
+//! | `env` | external: map of string to string | empty |
+//! | `move_time` | any: overrides `limits.move_time` | none |
+//!
+//! A key that does not apply to the player's kind is an error. Profiles are
+//! looked up in `players/` beside the scenario, then in `players/` of the
+//! scenario's parent directory, then in `./players`.
+//!
+//! The sections of the modes that are not typed yet (`tournament`, `report`,
+//! `train`, `server`, `join`) must be mappings and are stored as
+//! [`serde_yaml::Value`]s; their own code checks their keys (and can use
+//! [`super::locate`] for positions).
+
+use super::players::{self, ProfileLookup};
+use super::tree::{self, Node, Pos};
+use super::types::{ColorChoice, Limits, MatchSettings, Mode, PlayerKind, RenderStyle, Scenario};
+use super::value::{get, Doc};
+use super::ScenarioError;
+use crate::game::{BoardConfig, DEFAULT_MAX_INVALID, MAX_SEATS, MIN_SEATS};
+use std::path::Path;
+use std::time::Duration;
+
+const TOP_KEYS: [&str; 14] = [
+    "name", "mode", "seed", "board", "limits", "render", "color", "players", "match", "tournament", "report", "train",
+    "server", "join",
+];
+const BOARD_KEYS: [&str; 3] = ["rows", "cols", "win_length"];
+const LIMITS_KEYS: [&str; 2] = ["move_time", "max_invalid_moves"];
+const MATCH_KEYS: [&str; 2] = ["games", "swap_colors"];
+/// Sections of modes typed elsewhere: checked to be mappings, kept raw.
+const RAW_SECTIONS: [&str; 5] = ["tournament", "report", "train", "server", "join"];
+
+const MODES: [&str; 5] = ["match", "tournament", "train", "serve", "join"];
+const RENDERS: [&str; 4] = ["emoji", "fullwidth", "ascii", "none"];
+const COLORS: [&str; 3] = ["auto", "always", "never"];
+
+/// `limits.move_time` when not given.
+pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(30);
+
+/// Reads and parses a scenario file.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let src = std::fs::read_to_string(path)
+        .map_err(|e| ScenarioError::at(path, Pos::START, format!("cannot read the scenario file: {e}")))?;
+    parse_str(&src, path)
+}
+
+/// Parses scenario text. `path` is used for messages, the default `name`
+/// and the profile lookup; the file itself is not read.
+pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+    let doc = Doc { file: path };
+    let t = tree::parse(src).map_err(|(pos, info)| doc.err(pos, format!("invalid YAML: {info}")))?;
+    if let Some(p) = t.second_doc {
+        return Err(doc.err(p, "a scenario file holds one YAML document, but a second one starts here"));
+    }
+    let top: &[(Node, Node)] = match &t.root {
+        Some(Node::Map { entries, .. }) => entries,
+        Some(n) if !n.is_null() => {
+            return Err(doc.err(
+                n.pos(),
+                format!(
+                    "a scenario must be a mapping of keys such as `mode: match` on their own lines, got {}; allowed keys: {}",
+                    n.describe(),
+                    TOP_KEYS.join(", ")
+                ),
+            ))
+        }
+        _ => &[],
+    };
+    doc.check_keys(top, &TOP_KEYS, " at the top level")?;
+
+    let name = match get(top, "name") {
+        Some((_, v)) => doc.nonempty_string("name", v)?,
+        None => path.file_stem().map_or_else(|| "scenario".to_string(), |s| s.to_string_lossy().into_owned()),
+    };
+    let mode = match get(top, "mode") {
+        Some((_, v)) => {
+            [Mode::Match, Mode::Tournament, Mode::Train, Mode::Serve, Mode::Join][doc.choice("mode", "mode", v, &MODES)?]
+        }
+        None => Mode::Match,
+    };
+    let seed = match get(top, "seed") {
+        Some((_, v)) => doc.uint("seed", v, 0, u64::MAX)?,
+        None => 0,
+    };
+    let board = parse_board(doc, top)?;
+    let limits = parse_limits(doc, top)?;
+    let render = match get(top, "render") {
+        Some((_, v)) => [RenderStyle::Emoji, RenderStyle::Fullwidth, RenderStyle::Ascii, RenderStyle::None]
+            [doc.choice("render", "render style", v, &RENDERS)?],
+        None => RenderStyle::Emoji,
+    };
+    let color = match get(top, "color") {
+        Some((_, v)) => {
+            [ColorChoice::Auto, ColorChoice::Always, ColorChoice::Never][doc.choice("color", "color choice", v, &COLORS)?]
+        }
+        None => ColorChoice::Auto,
+    };
+    let mut players = match get(top, "players") {
+        Some((_, v)) => players::parse_list(doc, v, &ProfileLookup::for_scenario(path))?,
+        None => vec![players::default_player(PlayerKind::Random), players::default_player(PlayerKind::Random)],
+    };
+    players::dedupe_names(&mut players);
+    if mode == Mode::Match && !(MIN_SEATS..=MAX_SEATS).contains(&players.len()) {
+        let pos = top.iter().find(|(k, _)| k.scalar() == Some("players")).map_or(Pos::START, |(k, _)| k.pos());
+        return Err(doc.err(
+            pos,
+            format!("`mode: match` needs {MIN_SEATS} to {MAX_SEATS} players, got {}", players.len()),
+        ));
+    }
+    let match_settings = parse_match(doc, top)?;
+
+    let mut raw: [Option<serde_yaml::Value>; 5] = Default::default();
+    let mut full: Option<serde_yaml::Value> = None;
+    for (slot, key) in raw.iter_mut().zip(RAW_SECTIONS) {
+        let Some((_, v)) = get(top, key) else { continue };
+        doc.mapping(key, v, &format!("`{key}:` followed by indented keys"))?;
+        if full.is_none() {
+            full = Some(serde_yaml::from_str(src).map_err(|e| {
+                let pos = e.location().map_or(Pos::START, |l| Pos { line: l.line(), column: l.column() });
+                doc.err(pos, format!("invalid YAML: {e}"))
+            })?);
+        }
+        *slot = full.as_ref().and_then(|f| f.get(key)).cloned();
+    }
+    let [tournament, report, train, server, join] = raw;
+
+    Ok(Scenario {
+        path: path.to_path_buf(),
+        name,
+        mode,
+        seed,
+        board,
+        limits,
+        render,
+        color,
+        players,
+        match_settings,
+        tournament,
+        report,
+        train,
+        server,
+        join,
+    })
+}
+
+/// `board`, checked against rules.md. The error points at the key the
+/// check names (`win_length` too large points at `win_length`), or at
+/// `board` when that key was left to its default.
+fn parse_board(doc: Doc, top: &[(Node, Node)]) -> Result<BoardConfig, ScenarioError> {
+    let Some((board_key, v)) = get(top, "board") else { return Ok(BoardConfig::default()) };
+    let entries = doc.mapping("board", v, "{rows: 6, cols: 7, win_length: 4}")?;
+    doc.check_keys(entries, &BOARD_KEYS, " in `board`")?;
+    let mut cfg = BoardConfig::default();
+    for key in BOARD_KEYS {
+        if let Some((_, v)) = get(entries, key) {
+            let n = doc.uint(key, v, 0, u64::MAX)?;
+            let n = usize::try_from(n).unwrap_or(usize::MAX);
+            match key {
+                "rows" => cfg.rows = n,
+                "cols" => cfg.cols = n,
+                _ => cfg.win_length = n,
+            }
+        }
+    }
+    if let Err(msg) = cfg.validate() {
+        let culprit = BOARD_KEYS.iter().copied().find(|k| msg.starts_with(k));
+        let written = culprit.and_then(|k| get(entries, k));
+        let pos = written.map_or(board_key.pos(), |(k, _)| k.pos());
+        let mut msg = match culprit {
+            Some(k) => format!("`{k}`{}", &msg[k.len()..]),
+            None => msg,
+        };
+        if let (Some(k), None) = (culprit, written) {
+            let default = BoardConfig::default();
+            let d = match k {
+                "rows" => default.rows,
+                "cols" => default.cols,
+                _ => default.win_length,
+            };
+            msg.push_str(&format!(" (`{k}` was not given and defaults to {d})"));
+        }
+        return Err(doc.err(pos, msg));
+    }
+    Ok(cfg)
+}
+
+fn parse_limits(doc: Doc, top: &[(Node, Node)]) -> Result<Limits, ScenarioError> {
+    let mut limits = Limits { move_time: DEFAULT_MOVE_TIME, max_invalid_moves: DEFAULT_MAX_INVALID };
+    let Some((_, v)) = get(top, "limits") else { return Ok(limits) };
+    let entries = doc.mapping("limits", v, "{move_time: 30s, max_invalid_moves: 5}")?;
+    doc.check_keys(entries, &LIMITS_KEYS, " in `limits`")?;
+    if let Some((_, v)) = get(entries, "move_time") {
+        limits.move_time = doc.duration("move_time", v)?;
+        if limits.move_time.is_zero() {
+            return Err(doc.err(v.pos(), "`move_time` must be more than zero, like 30s or 500ms"));
+        }
+    }
+    if let Some((_, v)) = get(entries, "max_invalid_moves") {
+        limits.max_invalid_moves = doc.u32_at_least("max_invalid_moves", v, 1)?;
+    }
+    Ok(limits)
+}
+
+fn parse_match(doc: Doc, top: &[(Node, Node)]) -> Result<MatchSettings, ScenarioError> {
+    let mut m = MatchSettings { games: 1, swap_colors: true };
+    let Some((_, v)) = get(top, "match") else { return Ok(m) };
+    let entries = doc.mapping("match", v, "{games: 10, swap_colors: true}")?;
+    doc.check_keys(entries, &MATCH_KEYS, " in `match`")?;
+    if let Some((_, v)) = get(entries, "games") {
+        m.games = doc.u32_at_least("games", v, 1)?;
+    }
+    if let Some((_, v)) = get(entries, "swap_colors") {
+        m.swap_colors = doc.bool("swap_colors", v)?;
+    }
+    Ok(m)
+}

@@ -1,0 +1,712 @@
+//! The minimax opponent of alphazero.md ("The minimax opponent"): negamax
+//! with alpha–beta to a fixed depth, made fast without changing a single
+//! result of the plain search.
+//!
+//! # The contract
+//! - Depth counts plies from the position being decided, the candidate move
+//!   included: depth 1 scores the position after each legal move.
+//! - Terminal positions are checked before the depth limit: a move that makes
+//!   a line scores [`WIN`] (±1000 from the view of the side to move at that
+//!   node, whatever the depth), a move that fills the board 0.
+//! - At depth 0 the heuristic, from the view of the side to move, sums over
+//!   every window of `win_length` cells ([`Geometry::windows`]) the first row
+//!   of this exclusive if/else-if chain that matches, in this order:
+//!   all mine +1000; all the opponent's −1000; both colours present 0;
+//!   mine = L−1 and rest empty +5; mine = L−2 and rest empty +2;
+//!   opponent's = L−1 and rest empty −50; opponent's = L−2 and rest empty −2;
+//!   otherwise 0. The order only matters for `win_length` ≤ 2, where an
+//!   empty window matches several rows: with L = 2 an empty window is
+//!   "mine = L−2" (+2), never "opponent's = L−2"; with L = 1 it is
+//!   "mine = L−1" (+5). Plus 3 for each of my pieces in the centre column
+//!   (`cols / 2`) and −3 for each of the opponent's.
+//! - The root plays the highest-scoring column; ties go to the lowest column.
+//!
+//! # Why it is fast, and why it stays exact
+//! - Alpha–beta (fail-soft throughout) returns the exact negamax value
+//!   whenever it lies inside the window, and a correct bound otherwise.
+//! - A transposition table keyed by the position *and the remaining depth*
+//!   stores that value with its bound type. Values depend on the remaining
+//!   depth (the heuristic is applied at a different horizon), so an entry is
+//!   only reused at the same remaining depth; at any depth its best move still
+//!   orders the moves. Entries hold the full position (not just a hash), so a
+//!   hash collision can never leak a wrong value. A value is a function of
+//!   (position, remaining depth) only, so entries stay valid across calls.
+//! - Moves are ordered: the table's best move, then the history heuristic,
+//!   then centre-first. Ordering changes what is pruned, never a value.
+//! - The heuristic is kept incrementally for both players' views (the table
+//!   is not antisymmetric: +5 vs −50), updating only the windows through the
+//!   placed cell; the same pass detects a win.
+//! - Root ties: columns are searched in a good order, not left to right. A
+//!   column left of the current best is searched with alpha = best − 1 so
+//!   that an equal score is seen (scores are integers) and the lower column
+//!   wins the tie; a column to the right needs a strictly better score.
+//!   Root windows always have beta = +∞, so a score above alpha is exact.
+//!
+//! # More than two seats
+//! [`Position::from_board`] lumps every other seat together as "the
+//! opponent" and the search then alternates between the two sides: a
+//! paranoid approximation, accepted for multi-player boards.
+
+use crate::game::bitboard::{Bits, Geometry, Position, B256};
+use crate::game::board::MAX_SIDE;
+use crate::game::{Board, BoardConfig};
+
+/// Score of a won position for the side that made the line.
+pub const WIN: i32 = 1000;
+/// Larger than any score (heuristic sums stay far below this on 16 × 16).
+const INF: i32 = 1 << 28;
+/// Transposition table entries (a power of two) for boards of ≤ 64 cells.
+const TT_LOG2_SMALL: u32 = 18;
+/// Entries for larger boards, whose entries are bigger.
+const TT_LOG2_LARGE: u32 = 17;
+/// No move stored.
+const NO_MOVE: u8 = u8::MAX;
+
+/// Score of one window holding `mine` of the mover's pieces and `theirs` of
+/// the opponent's, out of `len` cells: the exclusive chain of the contract.
+pub fn window_score(mine: usize, theirs: usize, len: usize) -> i32 {
+    let empty = len - mine - theirs;
+    if mine == len {
+        1000
+    } else if theirs == len {
+        -1000
+    } else if mine > 0 && theirs > 0 {
+        0
+    } else if len >= 1 && mine == len - 1 && empty == len - mine {
+        5
+    } else if len >= 2 && mine == len - 2 && empty == len - mine {
+        2
+    } else if len >= 1 && theirs == len - 1 && empty == len - theirs {
+        -50
+    } else if len >= 2 && theirs == len - 2 && empty == len - theirs {
+        -2
+    } else {
+        0
+    }
+}
+
+/// Chooses moves by depth-limited negamax; see the module documentation.
+pub struct Minimax {
+    depth: u32,
+    engine: Option<AnyEngine>,
+}
+
+/// The engine for the current board shape, with the mask type its cell
+/// count needs.
+enum AnyEngine {
+    Small(Box<Engine<u64>>),
+    Medium(Box<Engine<u128>>),
+    Large(Box<Engine<B256>>),
+}
+
+impl Minimax {
+    /// A searcher to `depth` plies; depth 0 is treated as 1 (a move must be
+    /// chosen, and depth 1 is the least search that scores moves).
+    pub fn new(depth: u32) -> Self {
+        Minimax { depth: depth.max(1), engine: None }
+    }
+
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// Forgets the transposition table (only for timing cold searches: its
+    /// entries are always valid, so keeping them is never wrong).
+    pub fn clear(&mut self) {
+        match &mut self.engine {
+            Some(AnyEngine::Small(e)) => e.clear(),
+            Some(AnyEngine::Medium(e)) => e.clear(),
+            Some(AnyEngine::Large(e)) => e.clear(),
+            None => {}
+        }
+    }
+
+    /// Nodes visited since the engine was built (a statistic for benches).
+    pub fn nodes(&self) -> u64 {
+        match &self.engine {
+            Some(AnyEngine::Small(e)) => e.nodes,
+            Some(AnyEngine::Medium(e)) => e.nodes,
+            Some(AnyEngine::Large(e)) => e.nodes,
+            None => 0,
+        }
+    }
+
+    /// Column (from 0) to play; `board` has at least one legal move and
+    /// `to_move` is the seat to move.
+    pub fn choose(&mut self, board: &Board, to_move: usize) -> usize {
+        let depth = self.depth;
+        match self.engine_for(board.config()) {
+            AnyEngine::Small(e) => e.choose(board, to_move, depth),
+            AnyEngine::Medium(e) => e.choose(board, to_move, depth),
+            AnyEngine::Large(e) => e.choose(board, to_move, depth),
+        }
+    }
+
+    /// Exact negamax score of every column (`None` for full columns) and the
+    /// chosen column: for `c4sim analyze`. Slower than [`Minimax::choose`],
+    /// which only needs to know which column is best.
+    pub fn scores(&mut self, board: &Board, to_move: usize) -> (usize, Vec<Option<i32>>) {
+        let depth = self.depth;
+        match self.engine_for(board.config()) {
+            AnyEngine::Small(e) => e.scores(board, to_move, depth),
+            AnyEngine::Medium(e) => e.scores(board, to_move, depth),
+            AnyEngine::Large(e) => e.scores(board, to_move, depth),
+        }
+    }
+
+    /// The engine for `cfg`, rebuilt when the board shape changes.
+    fn engine_for(&mut self, cfg: BoardConfig) -> &mut AnyEngine {
+        let current = match &self.engine {
+            Some(AnyEngine::Small(e)) => Some(e.geo.cfg),
+            Some(AnyEngine::Medium(e)) => Some(e.geo.cfg),
+            Some(AnyEngine::Large(e)) => Some(e.geo.cfg),
+            None => None,
+        };
+        if current != Some(cfg) {
+            self.engine = Some(if cfg.cells() <= 64 {
+                AnyEngine::Small(Box::new(Engine::new(cfg)))
+            } else if cfg.cells() <= 128 {
+                AnyEngine::Medium(Box::new(Engine::new(cfg)))
+            } else {
+                AnyEngine::Large(Box::new(Engine::new(cfg)))
+            });
+        }
+        self.engine.as_mut().expect("set above")
+    }
+}
+
+/// A search node: the position from the mover's view plus the window part of
+/// the heuristic from both players' views.
+#[derive(Clone, Copy)]
+struct Node<B: Bits> {
+    mine: B,
+    theirs: B,
+    heights: [u8; MAX_SIDE],
+    ply: u16,
+    /// Σ window scores from the view of the side to move.
+    s_mine: i32,
+    /// Σ window scores from the view of the other side.
+    s_theirs: i32,
+}
+
+/// What playing a move led to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Ongoing,
+    Won,
+    Draw,
+}
+
+const EXACT: u8 = 0;
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+
+/// One transposition table slot. `generation` 0 marks an empty slot.
+#[derive(Clone, Copy, Default)]
+struct Entry<B: Bits> {
+    mine: B,
+    theirs: B,
+    value: i32,
+    depth: u8,
+    flag: u8,
+    best: u8,
+    generation: u8,
+}
+
+struct Engine<B: Bits> {
+    geo: Geometry<B>,
+    len: usize,
+    cols: usize,
+    cells: usize,
+    /// Windows through each cell, flattened: those of cell `i` are
+    /// `cell_masks[cell_start[i]..cell_start[i + 1]]`.
+    cell_start: Vec<u32>,
+    cell_masks: Vec<B>,
+    /// `table[m * (len + 1) + o]`: window score with m mine, o theirs.
+    table: Vec<i32>,
+    /// Columns centre-first (ties: left first).
+    order: Vec<u8>,
+    tt: Vec<Entry<B>>,
+    tt_log2: u32,
+    generation: u8,
+    /// History heuristic per cell: how often (weighted by depth²) a move
+    /// there caused a cutoff. Only orders moves.
+    history: Vec<u32>,
+    nodes: u64,
+}
+
+impl<B: Bits> Engine<B> {
+    fn new(cfg: BoardConfig) -> Self {
+        let geo = Geometry::<B>::new(cfg);
+        let len = cfg.win_length;
+        let mut cell_start = Vec::with_capacity(cfg.cells() + 1);
+        let mut cell_masks = Vec::new();
+        for ws in &geo.cell_windows {
+            cell_start.push(cell_masks.len() as u32);
+            cell_masks.extend(ws.iter().map(|&w| geo.windows[w as usize]));
+        }
+        cell_start.push(cell_masks.len() as u32);
+        let mut table = vec![0; (len + 1) * (len + 1)];
+        for m in 0..=len {
+            for o in 0..=len - m {
+                table[m * (len + 1) + o] = window_score(m, o, len);
+            }
+        }
+        let mid = cfg.cols / 2;
+        let mut order: Vec<u8> = (0..cfg.cols as u8).collect();
+        order.sort_by_key(|&c| ((c as isize - mid as isize).abs(), c));
+        let tt_log2 = if B::CAPACITY <= 64 { TT_LOG2_SMALL } else { TT_LOG2_LARGE };
+        Engine {
+            len,
+            cols: cfg.cols,
+            cells: cfg.cells(),
+            cell_start,
+            cell_masks,
+            table,
+            order,
+            tt: Vec::new(),
+            tt_log2,
+            generation: 1,
+            history: vec![0; cfg.cells()],
+            nodes: 0,
+            geo,
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.generation == u8::MAX {
+            self.tt.iter_mut().for_each(|e| e.generation = 0);
+            self.generation = 1;
+        } else {
+            self.generation += 1;
+        }
+        self.history.iter_mut().for_each(|h| *h = 0);
+    }
+
+    #[inline]
+    fn score(&self, m: u32, o: u32) -> i32 {
+        self.table[m as usize * (self.len + 1) + o as usize]
+    }
+
+    /// The root node, with both heuristic sums computed from scratch.
+    fn root(&self, board: &Board, to_move: usize) -> Node<B> {
+        let p = Position::<B>::from_board(board, to_move);
+        let (mut s_mine, mut s_theirs) = (0, 0);
+        for &w in &self.geo.windows {
+            let (m, o) = ((p.mine & w).count(), (p.theirs & w).count());
+            s_mine += self.score(m, o);
+            s_theirs += self.score(o, m);
+        }
+        Node { mine: p.mine, theirs: p.theirs, heights: p.heights, ply: p.ply, s_mine, s_theirs }
+    }
+
+    #[inline]
+    fn legal(&self, n: &Node<B>, col: usize) -> bool {
+        (n.heights[col] as usize) < self.geo.cfg.rows
+    }
+
+    #[inline]
+    fn cell(&self, n: &Node<B>, col: usize) -> usize {
+        n.heights[col] as usize * self.cols + col
+    }
+
+    /// Plays `col`: the child (from the opponent's view) and what happened.
+    #[inline]
+    fn play(&self, n: &Node<B>, col: usize) -> (Node<B>, Outcome) {
+        let i = self.cell(n, col);
+        let (mut dm, mut dt, mut won) = (0, 0, false);
+        let full = self.len as u32;
+        for &w in &self.cell_masks[self.cell_start[i] as usize..self.cell_start[i + 1] as usize] {
+            let (m, o) = ((n.mine & w).count(), (n.theirs & w).count());
+            dm += self.score(m + 1, o) - self.score(m, o);
+            dt += self.score(o, m + 1) - self.score(o, m);
+            won |= m + 1 == full;
+        }
+        let mut heights = n.heights;
+        heights[col] += 1;
+        let child = Node {
+            mine: n.theirs,
+            theirs: n.mine | B::bit(i),
+            heights,
+            ply: n.ply + 1,
+            s_mine: n.s_theirs + dt,
+            s_theirs: n.s_mine + dm,
+        };
+        let outcome = if won {
+            Outcome::Won
+        } else if child.ply as usize == self.cells {
+            Outcome::Draw
+        } else {
+            Outcome::Ongoing
+        };
+        (child, outcome)
+    }
+
+    /// Score, from `n`'s mover's view, of playing `col` with nothing left to
+    /// search after it: a win, a draw, or minus the child's heuristic.
+    #[inline]
+    fn leaf_value(&self, n: &Node<B>, col: usize) -> i32 {
+        let i = self.cell(n, col);
+        let mut dt = 0;
+        let full = self.len as u32;
+        for &w in &self.cell_masks[self.cell_start[i] as usize..self.cell_start[i + 1] as usize] {
+            let (m, o) = ((n.mine & w).count(), (n.theirs & w).count());
+            if m + 1 == full {
+                return WIN;
+            }
+            dt += self.score(o, m + 1) - self.score(o, m);
+        }
+        if n.ply as usize + 1 == self.cells {
+            return 0;
+        }
+        let mine = n.mine | B::bit(i);
+        let center = self.geo.center;
+        let child_center = 3 * ((n.theirs & center).count() as i32 - (mine & center).count() as i32);
+        -(n.s_theirs + dt + child_center)
+    }
+
+    /// Score of playing `col` from `n`'s mover's view, with `rem` plies left
+    /// to search after it. Fail-soft inside (alpha, beta).
+    #[inline]
+    fn move_value(&mut self, n: &Node<B>, col: usize, rem: u32, alpha: i32, beta: i32) -> i32 {
+        if rem == 0 {
+            self.nodes += 1;
+            return self.leaf_value(n, col);
+        }
+        let (child, outcome) = self.play(n, col);
+        match outcome {
+            Outcome::Won => WIN,
+            Outcome::Draw => 0,
+            Outcome::Ongoing => -self.search(&child, rem, -beta, -alpha),
+        }
+    }
+
+    #[inline]
+    fn tt_index(&self, n: &Node<B>, depth: u32) -> usize {
+        let k = n.mine.digest().wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ n.theirs.digest().wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(31)
+            ^ (depth as u64).wrapping_mul(0x1656_67B1_9E37_79F9);
+        (k.wrapping_mul(0x2545_F491_4F6C_DD1D) >> (64 - self.tt_log2)) as usize
+    }
+
+    /// Fail-soft negamax value of the non-terminal node `n` with `depth` ≥ 1
+    /// plies to search.
+    fn search(&mut self, n: &Node<B>, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+        self.nodes += 1;
+        if depth == 1 {
+            let mut best = -INF;
+            for k in 0..self.order.len() {
+                let c = self.order[k] as usize;
+                if self.legal(n, c) {
+                    self.nodes += 1;
+                    let v = self.leaf_value(n, c);
+                    if v > best {
+                        best = v;
+                        if v >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+            return best;
+        }
+        if self.tt.is_empty() {
+            self.tt = vec![Entry::default(); 1 << self.tt_log2];
+        }
+        let idx = self.tt_index(n, depth);
+        let e = self.tt[idx];
+        let mut tt_move = NO_MOVE;
+        if e.generation == self.generation && e.mine == n.mine && e.theirs == n.theirs && e.depth as u32 == depth {
+            match e.flag {
+                EXACT => return e.value,
+                LOWER if e.value >= beta => return e.value,
+                UPPER if e.value <= alpha => return e.value,
+                _ => {}
+            }
+            tt_move = e.best;
+        }
+        // Move order: table move, then by history, then centre-first.
+        let mut moves = [0u8; MAX_SIDE];
+        let mut keys = [0u32; MAX_SIDE];
+        let mut count = 0;
+        for &c in &self.order {
+            let c_us = c as usize;
+            if self.legal(n, c_us) {
+                moves[count] = c;
+                keys[count] = if c == tt_move { u32::MAX } else { self.history[self.cell(n, c_us)] };
+                count += 1;
+            }
+        }
+        // Insertion sort, stable: equal keys keep the centre-first order.
+        for a in 1..count {
+            let (m, k) = (moves[a], keys[a]);
+            let mut b = a;
+            while b > 0 && keys[b - 1] < k {
+                moves[b] = moves[b - 1];
+                keys[b] = keys[b - 1];
+                b -= 1;
+            }
+            moves[b] = m;
+            keys[b] = k;
+        }
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_move = moves[0];
+        for &c in &moves[..count] {
+            let v = self.move_value(n, c as usize, depth - 1, alpha, beta);
+            if v > best {
+                best = v;
+                best_move = c;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        let cell = self.cell(n, c as usize);
+                        self.history[cell] += depth * depth;
+                        break;
+                    }
+                }
+            }
+        }
+        let flag = if best <= alpha0 {
+            UPPER
+        } else if best >= beta {
+            LOWER
+        } else {
+            EXACT
+        };
+        self.tt[idx] = Entry {
+            mine: n.mine,
+            theirs: n.theirs,
+            value: best,
+            depth: depth as u8,
+            flag,
+            best: best_move,
+            generation: self.generation,
+        };
+        best
+    }
+
+    fn choose(&mut self, board: &Board, to_move: usize, depth: u32) -> usize {
+        // Old cutoffs say less about a new position: decay the history.
+        self.history.iter_mut().for_each(|h| *h /= 2);
+        let root = self.root(board, to_move);
+        let mut order: Vec<usize> =
+            self.order.iter().map(|&c| c as usize).filter(|&c| self.legal(&root, c)).collect();
+        assert!(!order.is_empty(), "minimax asked to move on a board with no legal move");
+        let mut best = (-INF, usize::MAX);
+        // Iterative deepening: shallow searches fill the table's best moves
+        // and order the root, which makes the deep search prune far more.
+        for d in 1..=depth {
+            best = (-INF, usize::MAX);
+            for &c in &order {
+                let v = if best.1 == usize::MAX {
+                    self.move_value(&root, c, d - 1, -INF, INF)
+                } else {
+                    let a = if c < best.1 { best.0 - 1 } else { best.0 };
+                    self.move_value(&root, c, d - 1, a, INF)
+                };
+                let better = best.1 == usize::MAX
+                    || v > best.0
+                    || (v == best.0 && c < best.1);
+                if better {
+                    best = (v, c);
+                }
+            }
+            // Next iteration: best first, then the rest as they were.
+            let b = best.1;
+            order.retain(|&c| c != b);
+            order.insert(0, b);
+        }
+        best.1
+    }
+
+    fn scores(&mut self, board: &Board, to_move: usize, depth: u32) -> (usize, Vec<Option<i32>>) {
+        let root = self.root(board, to_move);
+        let mut out = vec![None; self.cols];
+        for k in 0..self.order.len() {
+            let c = self.order[k] as usize;
+            if self.legal(&root, c) {
+                out[c] = Some(self.move_value(&root, c, depth - 1, -INF, INF));
+            }
+        }
+        let mut best: Option<(i32, usize)> = None;
+        for (c, v) in out.iter().enumerate() {
+            if let Some(v) = *v {
+                if best.map_or(true, |(b, _)| v > b) {
+                    best = Some((v, c));
+                }
+            }
+        }
+        (best.expect("minimax asked to move on a board with no legal move").1, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Answer, Game};
+    use crate::search::bench::reference;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn board(cfg: BoardConfig, moves: &[usize]) -> Board {
+        let mut b = Board::new(cfg);
+        for (i, &c) in moves.iter().enumerate() {
+            b.drop_piece(c, i % 2).unwrap();
+        }
+        b
+    }
+
+    /// A board after up to `plies` random moves that is not over, with the
+    /// seat to move; `None` if the random game ended first.
+    fn random_position(rng: &mut ChaCha8Rng, cfg: BoardConfig, plies: usize) -> Option<(Board, usize)> {
+        let mut g = Game::new(cfg, 2, 1);
+        for _ in 0..plies {
+            let legal = g.board().legal_moves();
+            let c = legal[rng.gen_range(0..legal.len())];
+            g.submit(Answer::Column(c as i64));
+            if g.is_over() {
+                return None;
+            }
+        }
+        let to_move = g.to_move()?;
+        Some((g.board().clone(), to_move))
+    }
+
+    #[test]
+    fn window_chain_for_short_lines() {
+        // Exclusive chain in the table's order: an empty window is
+        // "mine = L-1" for L = 1 and "mine = L-2" for L = 2.
+        assert_eq!(window_score(0, 0, 1), 5);
+        assert_eq!(window_score(0, 0, 2), 2);
+        assert_eq!(window_score(0, 1, 2), -50);
+        assert_eq!(window_score(1, 0, 2), 5);
+        assert_eq!(window_score(0, 0, 3), 0);
+        assert_eq!(window_score(0, 0, 4), 0);
+        assert_eq!(window_score(2, 0, 4), 2);
+        assert_eq!(window_score(0, 2, 4), -2);
+        assert_eq!(window_score(0, 3, 4), -50);
+        assert_eq!(window_score(1, 1, 4), 0);
+        assert_eq!(window_score(4, 0, 4), 1000);
+        assert_eq!(window_score(0, 4, 4), -1000);
+    }
+
+    /// Every column's score and the choice equal the plain reference
+    /// negamax, on random boards of many shapes (all three mask types),
+    /// win lengths 2 to 5 and depths 1 to 4, with one searcher kept across
+    /// positions (its table must never leak a value between them).
+    #[test]
+    fn equals_plain_negamax_on_random_positions() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut kept: Vec<Minimax> = (0..=4).map(Minimax::new).collect();
+        let mut checked = 0;
+        let mut shapes: Vec<(usize, usize, usize, u32)> = Vec::new();
+        for _ in 0..160 {
+            let (r, c) = (rng.gen_range(1..=8), rng.gen_range(2..=8));
+            let w = rng.gen_range(2..=5).min(r.max(c));
+            shapes.push((r, c, w, 4));
+        }
+        // u128 and B256 boards, shallower (the reference is slow there).
+        shapes.extend([(9, 9, 4, 3), (8, 14, 5, 3), (11, 11, 3, 2), (12, 12, 4, 2), (16, 16, 5, 2), (10, 12, 2, 2)]);
+        for (r, c, w, max_depth) in shapes {
+            let cfg = BoardConfig::new(r, c, w).unwrap();
+            let plies = rng.gen_range(0..=cfg.cells().min(20));
+            let Some((b, to_move)) = random_position(&mut rng, cfg, plies) else { continue };
+            let depth = rng.gen_range(1..=max_depth);
+            let want = reference::scores(&b, to_move, depth);
+            let got = kept[depth as usize].scores(&b, to_move);
+            assert_eq!(got, want, "{cfg} depth {depth} board {:?}", b.to_board_string(&['R', 'Y']));
+            let mut fresh = Minimax::new(depth);
+            assert_eq!(fresh.choose(&b, to_move), want.0, "{cfg} depth {depth} (fresh)");
+            assert_eq!(kept[depth as usize].choose(&b, to_move), want.0, "{cfg} depth {depth} (kept)");
+            checked += 1;
+        }
+        assert!(checked > 100, "only {checked} positions checked");
+    }
+
+    /// Deeper searches on the classic board, where pruning and the table do
+    /// the most work.
+    #[test]
+    fn equals_plain_negamax_deeper_on_6x7() {
+        let cfg = BoardConfig::default();
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut mm = Minimax::new(6);
+        let mut done = 0;
+        while done < 3 {
+            let plies = rng.gen_range(4..=14);
+            let Some((b, to_move)) = random_position(&mut rng, cfg, plies) else { continue };
+            let want = reference::scores(&b, to_move, 6);
+            assert_eq!(mm.choose(&b, to_move), want.0);
+            assert_eq!(mm.scores(&b, to_move), want);
+            done += 1;
+        }
+    }
+
+    #[test]
+    fn depth_4_opens_in_the_centre() {
+        let b = Board::new(BoardConfig::default());
+        let mut mm = Minimax::new(4);
+        assert_eq!(mm.choose(&b, 0), 3);
+        assert_eq!(mm.scores(&b, 0).0, 3);
+        assert_eq!(Minimax::new(8).choose(&b, 0), 3);
+    }
+
+    #[test]
+    fn takes_a_win_in_one() {
+        let cfg = BoardConfig::default();
+        // Red has three stacked in column 0 and Yellow three in column 6.
+        let b = board(cfg, &[0, 6, 0, 6, 0, 6]);
+        for depth in 1..=8 {
+            let mut mm = Minimax::new(depth);
+            assert_eq!(mm.choose(&b, 0), 0, "depth {depth}");
+            assert_eq!(mm.scores(&b, 0).1[0], Some(WIN));
+        }
+    }
+
+    #[test]
+    fn blocks_a_loss_in_one() {
+        let cfg = BoardConfig::default();
+        // Yellow has three stacked in column 6; Red must block there.
+        let b = board(cfg, &[0, 6, 1, 6, 4, 6]);
+        for depth in 1..=8 {
+            assert_eq!(Minimax::new(depth).choose(&b, 0), 6, "depth {depth}");
+        }
+    }
+
+    #[test]
+    fn more_seats_lump_the_others_together() {
+        let cfg = BoardConfig::default();
+        let mut b = Board::new(cfg);
+        for (i, c) in [3, 3, 3, 2, 2, 4].iter().enumerate() {
+            b.drop_piece(*c, i % 3).unwrap();
+        }
+        let col = Minimax::new(4).choose(&b, 0);
+        assert!(b.is_legal(col));
+    }
+
+    /// alphazero.md: depth 8 beats depth 2 in at least 80% of games. Ten
+    /// different 2-ply openings, each played with both colours.
+    #[test]
+    fn depth_8_beats_depth_2() {
+        let cfg = BoardConfig::default();
+        let openings: Vec<Vec<usize>> =
+            crate::game::openings::all_openings(cfg, 2).into_iter().step_by(5).take(10).collect();
+        assert_eq!(openings.len(), 10);
+        let (mut strong, mut weak) = (Minimax::new(8), Minimax::new(2));
+        let mut wins = 0;
+        for opening in &openings {
+            for strong_seat in 0..2 {
+                let mut g = Game::with_opening(cfg, 2, 1, opening).unwrap();
+                while let Some(seat) = g.to_move() {
+                    let p = if seat == strong_seat { &mut strong } else { &mut weak };
+                    let col = p.choose(g.board(), seat);
+                    g.submit(Answer::Column(col as i64));
+                }
+                if g.outcome().unwrap().winner == Some(strong_seat) {
+                    wins += 1;
+                }
+            }
+        }
+        assert!(wins >= 16, "depth 8 won only {wins} of 20 games against depth 2");
+    }
+}
