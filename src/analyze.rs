@@ -48,7 +48,12 @@ pub fn analyze_line(strategy: &mut dyn Strategy, cfg: BoardConfig, line: &str) -
 }
 
 /// Reads positions until end of input.
-pub fn run(strategy: &mut dyn Strategy, cfg: BoardConfig, input: impl BufRead, mut out: impl Write) -> std::io::Result<()> {
+pub fn run(
+    strategy: &mut dyn Strategy,
+    cfg: BoardConfig,
+    input: impl BufRead,
+    mut out: impl Write,
+) -> std::io::Result<()> {
     for line in input.lines() {
         let v = analyze_line(strategy, cfg, &line?);
         writeln!(out, "{v}")?;

@@ -66,8 +66,16 @@ pub async fn through_actors(games: u64, seed: u64) -> u64 {
     let mut sum = 0;
     for g in 1..=games {
         let seats = vec![
-            Seat { name: "A".into(), player: a.clone(), move_time: Some(Duration::from_secs(30)) },
-            Seat { name: "B".into(), player: b.clone(), move_time: Some(Duration::from_secs(30)) },
+            Seat {
+                name: "A".into(),
+                player: a.clone(),
+                move_time: Some(Duration::from_secs(30)),
+            },
+            Seat {
+                name: "B".into(),
+                player: b.clone(),
+                move_time: Some(Duration::from_secs(30)),
+            },
         ];
         let msg = PlayGame {
             game: g,
@@ -104,7 +112,12 @@ pub fn referee_bench(games: u64, rounds: usize) -> RefereeBench {
     }
     let l = median(&mut loop_rates);
     let a = median(&mut actor_rates);
-    RefereeBench { loop_games_per_s: l, actor_games_per_s: a, ratio: a / l, same_games: same }
+    RefereeBench {
+        loop_games_per_s: l,
+        actor_games_per_s: a,
+        ratio: a / l,
+        same_games: same,
+    }
 }
 
 pub fn median(v: &mut [f64]) -> f64 {

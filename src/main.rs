@@ -74,8 +74,13 @@ fn init_logs(verbose: u8) {
         1 => "info",
         _ => "debug",
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
 }
 
 fn main() -> ExitCode {
@@ -166,7 +171,12 @@ fn analyze(player: &str, board: &str, seed: u64) -> u8 {
             return 2;
         }
     };
-    match c4sim::analyze::run(strategy.as_mut(), cfg, std::io::stdin().lock(), std::io::stdout().lock()) {
+    match c4sim::analyze::run(
+        strategy.as_mut(),
+        cfg,
+        std::io::stdin().lock(),
+        std::io::stdout().lock(),
+    ) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e}");
@@ -177,7 +187,11 @@ fn analyze(player: &str, board: &str, seed: u64) -> u8 {
 
 fn bench(what: BenchWhat) -> u8 {
     match what {
-        BenchWhat::Minimax { depth, positions, baseline } => {
+        BenchWhat::Minimax {
+            depth,
+            positions,
+            baseline,
+        } => {
             let pos = c4sim::search::bench::midgame_positions(positions, 2024);
             match c4sim::search::bench::minimax_bench(depth, &pos, baseline, &mut std::io::stdout()) {
                 Ok(_) => 0,
@@ -190,9 +204,18 @@ fn bench(what: BenchWhat) -> u8 {
         BenchWhat::Referee { games, rounds } => {
             println!("random vs random on 7×6, {games} games per round, {rounds} rounds (medians):");
             let r = c4sim::bench::referee_bench(games, rounds);
-            println!("  plain loop (same referee state machine, direct calls): {:>10.0} games/s", r.loop_games_per_s);
-            println!("  referee + player actors:                               {:>10.0} games/s", r.actor_games_per_s);
-            println!("  ratio actors / loop: {:.2}   same games both ways: {}", r.ratio, r.same_games);
+            println!(
+                "  plain loop (same referee state machine, direct calls): {:>10.0} games/s",
+                r.loop_games_per_s
+            );
+            println!(
+                "  referee + player actors:                               {:>10.0} games/s",
+                r.actor_games_per_s
+            );
+            println!(
+                "  ratio actors / loop: {:.2}   same games both ways: {}",
+                r.ratio, r.same_games
+            );
             if r.same_games {
                 0
             } else {

@@ -59,7 +59,11 @@ impl GameRecord {
     /// The reason that ended this player's part: its own elimination, or
     /// the game's reason.
     pub fn reason_for(&self, seat: usize) -> EndReason {
-        self.outcome.eliminated.iter().find(|(s, _)| *s == seat).map_or(self.outcome.reason, |(_, r)| *r)
+        self.outcome
+            .eliminated
+            .iter()
+            .find(|(s, _)| *s == seat)
+            .map_or(self.outcome.reason, |(_, r)| *r)
     }
 }
 

@@ -75,10 +75,43 @@ pub struct Seat {
 #[derive(Message, Clone, Debug)]
 #[rtype(result = "()")]
 pub enum GameEvent {
-    Started { game: u64, games: u64, names: Vec<String>, cfg: BoardConfig, opening: Vec<usize>, board: Board, seed: u64 },
-    Moved { game: u64, seat: usize, name: String, col: usize, row: usize, number: usize, board: Board, next: Option<(usize, String)> },
-    Illegal { game: u64, seat: usize, name: String, refusal: Refusal, tries_left: u32 },
-    Out { game: u64, seat: usize, name: String, reason: EndReason },
-    Over { record: GameRecord, board: Board },
-    Summary { tallies: Vec<Tally> },
+    Started {
+        game: u64,
+        games: u64,
+        names: Vec<String>,
+        cfg: BoardConfig,
+        opening: Vec<usize>,
+        board: Board,
+        seed: u64,
+    },
+    Moved {
+        game: u64,
+        seat: usize,
+        name: String,
+        col: usize,
+        row: usize,
+        number: usize,
+        board: Board,
+        next: Option<(usize, String)>,
+    },
+    Illegal {
+        game: u64,
+        seat: usize,
+        name: String,
+        refusal: Refusal,
+        tries_left: u32,
+    },
+    Out {
+        game: u64,
+        seat: usize,
+        name: String,
+        reason: EndReason,
+    },
+    Over {
+        record: GameRecord,
+        board: Board,
+    },
+    Summary {
+        tallies: Vec<Tally>,
+    },
 }

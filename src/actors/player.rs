@@ -38,7 +38,11 @@ pub struct PlayerActor {
 
 impl PlayerActor {
     pub fn new(name: String, inner: Inner) -> Self {
-        PlayerActor { name, inner: Arc::new(Mutex::new(inner)), abandon: Arc::new(Notify::new()) }
+        PlayerActor {
+            name,
+            inner: Arc::new(Mutex::new(inner)),
+            abandon: Arc::new(Notify::new()),
+        }
     }
 }
 
@@ -85,7 +89,9 @@ impl Handler<YourTurn> for PlayerActor {
                     .await;
                     match joined {
                         Ok(a) => Reply::Answer(a),
-                        Err(e) if e.is_panic() => Reply::Gone(format!("the bot panicked: {}", panic_message(e.into_panic()))),
+                        Err(e) if e.is_panic() => {
+                            Reply::Gone(format!("the bot panicked: {}", panic_message(e.into_panic())))
+                        }
                         Err(e) => Reply::Gone(format!("the bot stopped: {e}")),
                     }
                 }

@@ -44,7 +44,14 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
     });
     let names: Vec<String> = msg.seats.iter().map(|s| s.name.clone()).collect();
     for (seat, s) in msg.seats.iter().enumerate() {
-        let _ = s.player.send(NewGame { game: msg.game, seat, seed: derive_seed(msg.seed, msg.game, seat as u64) }).await;
+        let _ = s
+            .player
+            .send(NewGame {
+                game: msg.game,
+                seat,
+                seed: derive_seed(msg.seed, msg.game, seat as u64),
+            })
+            .await;
     }
     let has_sinks = !msg.sinks.is_empty();
     if has_sinks {
@@ -116,14 +123,33 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
                 };
                 emit(&msg.sinks, ev).await;
             }
-            Step::Illegal { seat, reason, tries_left } => {
-                let ev = GameEvent::Illegal { game: msg.game, seat, name: names[seat].clone(), refusal: reason.clone(), tries_left };
+            Step::Illegal {
+                seat,
+                reason,
+                tries_left,
+            } => {
+                let ev = GameEvent::Illegal {
+                    game: msg.game,
+                    seat,
+                    name: names[seat].clone(),
+                    refusal: reason.clone(),
+                    tries_left,
+                };
                 emit(&msg.sinks, ev).await;
                 refusal = Some(reason);
             }
             Step::Eliminated { seat, reason } => {
                 if !game.is_over() {
-                    emit(&msg.sinks, GameEvent::Out { game: msg.game, seat, name: names[seat].clone(), reason }).await;
+                    emit(
+                        &msg.sinks,
+                        GameEvent::Out {
+                            game: msg.game,
+                            seat,
+                            name: names[seat].clone(),
+                            reason,
+                        },
+                    )
+                    .await;
                 }
             }
         }
@@ -139,12 +165,22 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
         duration_ms: started.elapsed().as_millis() as u64,
     };
     for (seat, s) in msg.seats.iter().enumerate() {
-        let ended = GameEnded { result: record.result_of(seat), reason: record.reason_for(seat) };
+        let ended = GameEnded {
+            result: record.result_of(seat),
+            reason: record.reason_for(seat),
+        };
         // Bounded: a search still running after a timeout must not hold up the run.
         let _ = tokio::time::timeout(Duration::from_secs(2), s.player.send(ended)).await;
     }
     if has_sinks {
-        emit(&msg.sinks, GameEvent::Over { record: record.clone(), board: game.board().clone() }).await;
+        emit(
+            &msg.sinks,
+            GameEvent::Over {
+                record: record.clone(),
+                board: game.board().clone(),
+            },
+        )
+        .await;
     }
     record
 }

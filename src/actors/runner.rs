@@ -33,10 +33,13 @@ impl Output {
     pub fn sinks(&self) -> Vec<Recipient<GameEvent>> {
         if self.json {
             vec![JsonWriter.start().recipient()]
-        } else if self.style != RenderStyle::None {
-            vec![Renderer { style: self.style, seats: 2 }.start().recipient()]
         } else {
-            Vec::new()
+            vec![Renderer {
+                style: self.style,
+                seats: 2,
+            }
+            .start()
+            .recipient()]
         }
     }
 }
@@ -45,17 +48,31 @@ impl Output {
 pub fn start_player(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Addr<PlayerActor>, String> {
     let inner = match spec.kind {
         PlayerKind::Human => {
-            let look_style = if out.style == RenderStyle::None { RenderStyle::Ascii } else { out.style };
-            Inner::Human(HumanSeat { lines: human::stdin_lines(), look: Look::new(look_style, seats), prompt_to_stderr: out.json })
+            let look_style = if out.style == RenderStyle::None {
+                RenderStyle::Ascii
+            } else {
+                out.style
+            };
+            Inner::Human(HumanSeat {
+                lines: human::stdin_lines(),
+                look: Look::new(look_style, seats),
+                prompt_to_stderr: out.json,
+            })
         }
         PlayerKind::External => Inner::External(ExternalProcess::new(
             spec.name.clone(),
-            Launch { command: spec.command.clone(), cwd: spec.cwd.clone(), env: spec.env.clone().into_iter().collect() },
+            Launch {
+                command: spec.command.clone(),
+                cwd: spec.cwd.clone(),
+                env: spec.env.clone().into_iter().collect(),
+            },
         )),
-        _ => Inner::Bot(
-            build_strategy(spec, seed)
-                .ok_or_else(|| format!("player kind `{}` is not available in this build yet", spec.kind.as_str()))?,
-        ),
+        _ => Inner::Bot(build_strategy(spec, seed).ok_or_else(|| {
+            format!(
+                "player kind `{}` is not available in this build yet",
+                spec.kind.as_str()
+            )
+        })?),
     };
     Ok(PlayerActor::new(spec.name.clone(), inner).start())
 }
@@ -78,17 +95,32 @@ pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, St
     }
     let sinks = out.sinks();
     let referee = Referee.start();
-    let mut tallies: Vec<Tally> = sc.players.iter().map(|p| Tally { name: p.name.clone(), ..Default::default() }).collect();
+    let mut tallies: Vec<Tally> = sc
+        .players
+        .iter()
+        .map(|p| Tally {
+            name: p.name.clone(),
+            ..Default::default()
+        })
+        .collect();
     let mut records = Vec::new();
     let games = sc.match_settings.games as u64;
     for g in 0..games {
         // With swap_colors, the seating rotates each game, so each player
         // takes RED (and the first move) in turn.
-        let shift = if sc.match_settings.swap_colors { g as usize % n } else { 0 };
+        let shift = if sc.match_settings.swap_colors {
+            g as usize % n
+        } else {
+            0
+        };
         let seats: Vec<Seat> = (0..n)
             .map(|s| {
                 let i = (s + shift) % n;
-                Seat { name: sc.players[i].name.clone(), player: actors[i].clone(), move_time: move_time_of(&sc.players[i], sc) }
+                Seat {
+                    name: sc.players[i].name.clone(),
+                    player: actors[i].clone(),
+                    move_time: move_time_of(&sc.players[i], sc),
+                }
             })
             .collect();
         let msg = PlayGame {
@@ -102,12 +134,19 @@ pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, St
             seed: derive_seed(sc.seed, g + 1, 0x6a6d),
             sinks: sinks.clone(),
         };
-        let record = referee.send(msg).await.map_err(|e| format!("the referee stopped: {e}"))?;
+        let record = referee
+            .send(msg)
+            .await
+            .map_err(|e| format!("the referee stopped: {e}"))?;
         tally(&mut tallies, &record);
         records.push(record);
     }
     for s in &sinks {
-        let _ = s.send(GameEvent::Summary { tallies: tallies.clone() }).await;
+        let _ = s
+            .send(GameEvent::Summary {
+                tallies: tallies.clone(),
+            })
+            .await;
     }
     for a in &actors {
         let _ = a.send(Shutdown).await;

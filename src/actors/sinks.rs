@@ -2,13 +2,14 @@
 
 use super::messages::GameEvent;
 use crate::render::Look;
+use crate::scenario::RenderStyle;
 use actix::prelude::*;
 use serde_json::json;
 use std::io::Write;
 
 /// Prints boards and messages in one look.
 pub struct Renderer {
-    pub style: crate::scenario::RenderStyle,
+    pub style: RenderStyle,
     /// Seats of the current game (two-player games draw X/O in ascii).
     pub seats: usize,
 }
@@ -20,29 +21,76 @@ impl Actor for Renderer {
 impl Renderer {
     /// The text for one event (pure, for tests).
     pub fn text(&mut self, ev: &GameEvent) -> String {
-        let look = Look::new(self.style, self.seats);
+        if let GameEvent::Started { names, .. } = ev {
+            self.seats = names.len();
+        }
+        // `render: none` still reports each result and the summary.
+        let quiet = self.style == RenderStyle::None;
+        let look = Look::new(if quiet { RenderStyle::Ascii } else { self.style }, self.seats);
         match ev {
-            GameEvent::Started { game, games, names, opening, board, .. } => {
-                self.seats = names.len();
-                let look = Look::new(self.style, self.seats);
-                format!("\n{}{}", look.game_intro(*game, *games, names, opening), look.board(board))
+            GameEvent::Started { .. } | GameEvent::Moved { .. } | GameEvent::Illegal { .. } | GameEvent::Out { .. }
+                if quiet =>
+            {
+                String::new()
             }
-            GameEvent::Moved { seat, name, col, number, board, next, .. } => {
-                let mut s = format!("\n{}{}\n", look.board(board), look.move_line(*number, *seat, name, *col));
+            GameEvent::Started {
+                game,
+                games,
+                names,
+                opening,
+                board,
+                ..
+            } => {
+                format!(
+                    "\n{}{}",
+                    look.game_intro(*game, *games, names, opening),
+                    look.board(board)
+                )
+            }
+            GameEvent::Moved {
+                seat,
+                name,
+                col,
+                number,
+                board,
+                next,
+                ..
+            } => {
+                let mut s = format!(
+                    "\n{}{}\n",
+                    look.board(board),
+                    look.move_line(*number, *seat, name, *col)
+                );
                 if let Some((t, n)) = next {
                     s.push_str(&look.next_line(*t, n));
                     s.push('\n');
                 }
                 s
             }
-            GameEvent::Illegal { seat, name, refusal, tries_left, .. } => {
+            GameEvent::Illegal {
+                seat,
+                name,
+                refusal,
+                tries_left,
+                ..
+            } => {
                 format!("{}\n", look.illegal_line(*seat, name, refusal, *tries_left))
             }
             GameEvent::Out { seat, name, reason, .. } => {
                 format!("{}\n", look.out_line(*seat, name, *reason))
             }
+            GameEvent::Over { record, .. } if quiet => {
+                format!(
+                    "Game {}: {}\n",
+                    record.game,
+                    look.game_over(&record.outcome, &record.players, record.moves.len())
+                )
+            }
             GameEvent::Over { record, .. } => {
-                format!("{}\n", look.game_over(&record.outcome, &record.players, record.moves.len()))
+                format!(
+                    "{}\n",
+                    look.game_over(&record.outcome, &record.players, record.moves.len())
+                )
             }
             GameEvent::Summary { tallies } => {
                 let games = tallies.iter().map(|t| t.games()).max().unwrap_or(0);
@@ -87,14 +135,29 @@ impl JsonWriter {
     /// The JSON object for one event (pure, for tests).
     pub fn value(ev: &GameEvent) -> serde_json::Value {
         match ev {
-            GameEvent::Started { game, names, cfg, opening, seed, .. } => json!({
+            GameEvent::Started {
+                game,
+                names,
+                cfg,
+                opening,
+                seed,
+                ..
+            } => json!({
                 "event": "game_start", "game": game, "players": names, "rows": cfg.rows, "cols": cfg.cols,
                 "win_length": cfg.win_length, "opening": opening, "seed": seed
             }),
-            GameEvent::Moved { game, name, col, row, .. } => json!({
+            GameEvent::Moved {
+                game, name, col, row, ..
+            } => json!({
                 "event": "move", "game": game, "player": name, "column": col, "row": row
             }),
-            GameEvent::Illegal { game, name, refusal, tries_left, .. } => json!({
+            GameEvent::Illegal {
+                game,
+                name,
+                refusal,
+                tries_left,
+                ..
+            } => json!({
                 "event": "illegal_move", "game": game, "player": name, "reason": refusal.describe(0), "tries_left": tries_left
             }),
             GameEvent::Out { game, name, reason, .. } => json!({

@@ -13,8 +13,17 @@ use std::ops::{BitAnd, BitOr, BitXor};
 
 /// A set of cells. Implemented for `u64`, `u128` and [`B256`].
 pub trait Bits:
-    Copy + Eq + Default + Send + Sync + std::hash::Hash + std::fmt::Debug + 'static
-    + BitAnd<Output = Self> + BitOr<Output = Self> + BitXor<Output = Self>
+    Copy
+    + Eq
+    + Default
+    + Send
+    + Sync
+    + std::hash::Hash
+    + std::fmt::Debug
+    + 'static
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
 {
     const CAPACITY: usize;
     fn bit(i: usize) -> Self;
@@ -93,7 +102,9 @@ impl Bits for B256 {
         self.0.iter().map(|w| w.count_ones()).sum()
     }
     fn digest(self) -> u64 {
-        self.0.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, w| (h ^ w).wrapping_mul(0x1000_0000_01b3))
+        self.0
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, w| (h ^ w).wrapping_mul(0x1000_0000_01b3))
     }
 }
 
@@ -147,7 +158,13 @@ impl<B: Bits> Geometry<B> {
                 full = full | B::bit(r * cfg.cols + c);
             }
         }
-        Geometry { cfg, windows, cell_windows, center, full }
+        Geometry {
+            cfg,
+            windows,
+            cell_windows,
+            center,
+            full,
+        }
     }
 
     #[inline]
@@ -188,7 +205,12 @@ pub enum Status {
 
 impl<B: Bits> Position<B> {
     pub fn empty() -> Self {
-        Position { mine: B::default(), theirs: B::default(), heights: [0; MAX_SIDE], ply: 0 }
+        Position {
+            mine: B::default(),
+            theirs: B::default(),
+            heights: [0; MAX_SIDE],
+            ply: 0,
+        }
     }
 
     /// From a referee board with two seats; `to_move` is the seat to move.
@@ -251,7 +273,12 @@ impl<B: Bits> Position<B> {
         let mine = self.mine | B::bit(i);
         let mut heights = self.heights;
         heights[col] += 1;
-        let next = Position { mine: self.theirs, theirs: mine, heights, ply: self.ply + 1 };
+        let next = Position {
+            mine: self.theirs,
+            theirs: mine,
+            heights,
+            ply: self.ply + 1,
+        };
         let status = if geo.wins_through(mine, i) {
             Status::Won
         } else if next.ply as usize == geo.cfg.cells() {
@@ -280,7 +307,12 @@ impl<B: Bits> Position<B> {
         for c in 0..cols {
             heights[cols - 1 - c] = self.heights[c];
         }
-        Position { mine: flip(self.mine), theirs: flip(self.theirs), heights, ply: self.ply }
+        Position {
+            mine: flip(self.mine),
+            theirs: flip(self.theirs),
+            heights,
+            ply: self.ply,
+        }
     }
 
     /// A 64-bit key for hash tables (unique for boards of at most 64 cells).
@@ -336,7 +368,10 @@ mod tests {
         for (i, &c) in moves.iter().enumerate() {
             b.drop_piece(c, i % 2).unwrap();
         }
-        assert_eq!(Position::from_board(&b, 1), Position::<u64>::from_moves(&g, &moves).unwrap());
+        assert_eq!(
+            Position::from_board(&b, 1),
+            Position::<u64>::from_moves(&g, &moves).unwrap()
+        );
         let s = b.to_board_string(&DEFAULT_LETTERS);
         assert_eq!(s.len(), 42);
     }

@@ -26,7 +26,11 @@ pub struct BoardConfig {
 
 impl Default for BoardConfig {
     fn default() -> Self {
-        BoardConfig { rows: 6, cols: 7, win_length: 4 }
+        BoardConfig {
+            rows: 6,
+            cols: 7,
+            win_length: 4,
+        }
     }
 }
 
@@ -114,7 +118,12 @@ const DIRECTIONS: [(isize, isize); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
 
 impl Board {
     pub fn new(cfg: BoardConfig) -> Self {
-        Board { cfg, cells: vec![0; cfg.cells()], heights: vec![0; cfg.cols], pieces: 0 }
+        Board {
+            cfg,
+            cells: vec![0; cfg.cells()],
+            heights: vec![0; cfg.cols],
+            pieces: 0,
+        }
     }
 
     pub fn config(&self) -> BoardConfig {
@@ -148,7 +157,10 @@ impl Board {
     /// Checks a column given in machine numbering (from 0) without playing it.
     pub fn check(&self, column: i64) -> Result<usize, IllegalMove> {
         if column < 0 || column >= self.cfg.cols as i64 {
-            return Err(IllegalMove::OutOfRange { column, cols: self.cfg.cols });
+            return Err(IllegalMove::OutOfRange {
+                column,
+                cols: self.cfg.cols,
+            });
         }
         let c = column as usize;
         if self.heights[c] as usize >= self.cfg.rows {
@@ -179,9 +191,9 @@ impl Board {
     pub fn wins_at(&self, row: usize, col: usize) -> bool {
         let Some(seat) = self.cell(row, col) else { return false };
         let need = self.cfg.win_length;
-        DIRECTIONS.iter().any(|&(dr, dc)| {
-            1 + self.run(row, col, dr, dc, seat) + self.run(row, col, -dr, -dc, seat) >= need
-        })
+        DIRECTIONS
+            .iter()
+            .any(|&(dr, dc)| 1 + self.run(row, col, dr, dc, seat) + self.run(row, col, -dr, -dc, seat) >= need)
     }
 
     /// Count of `seat`'s pieces from (row, col), exclusive, in one direction.
@@ -296,7 +308,9 @@ mod tests {
         assert!(b.wins_at(3, 2));
         // diagonal up-right: stairs
         let b = Board::from_board_string(
-            ".......\n.......\n...R...\n..RY...\n.RYY...\nRYYR...".replace('\n', "").as_str(),
+            ".......\n.......\n...R...\n..RY...\n.RYY...\nRYYR..."
+                .replace('\n', "")
+                .as_str(),
             cfg,
             &DEFAULT_LETTERS,
         )
@@ -304,7 +318,9 @@ mod tests {
         assert!(b.wins_at(3, 3) && b.wins_at(0, 0));
         // diagonal down-right
         let b = Board::from_board_string(
-            ".......\n.......\nR......\nYR.....\nYYR....\nYYRR...".replace('\n', "").as_str(),
+            ".......\n.......\nR......\nYR.....\nYYR....\nYYRR..."
+                .replace('\n', "")
+                .as_str(),
             cfg,
             &DEFAULT_LETTERS,
         )

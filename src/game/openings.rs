@@ -18,7 +18,10 @@ pub fn parse_move_string(s: &str, cols: usize) -> Result<Vec<usize>, String> {
         return Ok(Vec::new());
     }
     let tokens: Vec<String> = if s.contains([',', ' ', '\t']) {
-        s.split([',', ' ', '\t']).filter(|t| !t.is_empty()).map(str::to_string).collect()
+        s.split([',', ' ', '\t'])
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect()
     } else {
         s.chars().map(|c| c.to_string()).collect()
     };

@@ -67,7 +67,12 @@ impl Refusal {
     pub fn describe(&self, base: i64) -> String {
         match self {
             Refusal::OutOfRange { column, cols } => {
-                format!("column {} is out of range ({} to {})", column + base, base, *cols as i64 - 1 + base)
+                format!(
+                    "column {} is out of range ({} to {})",
+                    column + base,
+                    base,
+                    *cols as i64 - 1 + base
+                )
             }
             Refusal::ColumnFull { column } => format!("column {} is full", *column as i64 + base),
             Refusal::Malformed(why) => why.clone(),
@@ -99,11 +104,22 @@ pub struct Outcome {
 /// What one step of the state machine did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
-    Moved { seat: usize, col: usize, row: usize },
+    Moved {
+        seat: usize,
+        col: usize,
+        row: usize,
+    },
     /// The answer was refused; the same seat is asked again unless the game ended.
-    Illegal { seat: usize, reason: Refusal, tries_left: u32 },
+    Illegal {
+        seat: usize,
+        reason: Refusal,
+        tries_left: u32,
+    },
     /// The seat is out (TOO_MANY_INVALID, TIMEOUT or FORFEIT).
-    Eliminated { seat: usize, reason: EndReason },
+    Eliminated {
+        seat: usize,
+        reason: EndReason,
+    },
 }
 
 /// One game in progress: board, whose turn, move list, illegal-answer count.
@@ -207,7 +223,11 @@ impl Game {
                 if self.invalid_this_turn >= self.max_invalid {
                     self.eliminate(seat, EndReason::TooManyInvalid);
                 }
-                Step::Illegal { seat, reason, tries_left: self.max_invalid.saturating_sub(self.invalid_this_turn) }
+                Step::Illegal {
+                    seat,
+                    reason,
+                    tries_left: self.max_invalid.saturating_sub(self.invalid_this_turn),
+                }
             }
         }
     }
@@ -232,7 +252,11 @@ impl Game {
     }
 
     fn finish(&mut self, winner: Option<usize>, reason: EndReason) {
-        self.outcome = Some(Outcome { winner, reason, eliminated: self.eliminated.clone() });
+        self.outcome = Some(Outcome {
+            winner,
+            reason,
+            eliminated: self.eliminated.clone(),
+        });
     }
 
     fn advance(&mut self) {

@@ -31,7 +31,9 @@ pub struct RandomBot {
 }
 impl RandomBot {
     pub fn new(seed: u64) -> Self {
-        RandomBot { rng: ChaCha8Rng::seed_from_u64(seed) }
+        RandomBot {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
     }
 }
 impl Strategy for RandomBot {
@@ -58,7 +60,9 @@ pub struct MinimaxBot {
 }
 impl MinimaxBot {
     pub fn new(depth: u32) -> Self {
-        MinimaxBot { search: Minimax::new(depth) }
+        MinimaxBot {
+            search: Minimax::new(depth),
+        }
     }
 }
 impl Strategy for MinimaxBot {
@@ -80,7 +84,9 @@ pub struct MctsBot {
 }
 impl MctsBot {
     pub fn new(simulations: u32, seed: u64) -> Self {
-        MctsBot { search: Mcts::new(simulations, seed) }
+        MctsBot {
+            search: Mcts::new(simulations, seed),
+        }
     }
 }
 impl Strategy for MctsBot {

@@ -34,7 +34,10 @@ pub fn kill_all_children() {
 }
 
 fn forget_group(pid: i32) {
-    CHILD_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).retain(|&g| g != pid);
+    CHILD_GROUPS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|&g| g != pid);
 }
 
 /// How a bot's program is started.
@@ -63,13 +66,23 @@ pub enum Line {
 
 /// Reads one line of at most `max` bytes; a longer line is consumed up to
 /// its end and reported as [`Line::TooLong`] without being stored.
-pub async fn read_line_bounded<R: AsyncBufRead + Unpin>(r: &mut R, max: usize, budget: &mut usize) -> std::io::Result<Line> {
+pub async fn read_line_bounded<R: AsyncBufRead + Unpin>(
+    r: &mut R,
+    max: usize,
+    budget: &mut usize,
+) -> std::io::Result<Line> {
     let mut buf: Vec<u8> = Vec::new();
     let mut too_long = false;
     loop {
         let chunk = r.fill_buf().await?;
         if chunk.is_empty() {
-            return Ok(if buf.is_empty() && !too_long { Line::Eof } else if too_long { Line::TooLong } else { Line::Text(String::from_utf8_lossy(&buf).into_owned()) });
+            return Ok(if buf.is_empty() && !too_long {
+                Line::Eof
+            } else if too_long {
+                Line::TooLong
+            } else {
+                Line::Text(String::from_utf8_lossy(&buf).into_owned())
+            });
         }
         let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
             Some(i) => (i + 1, true),
@@ -106,7 +119,10 @@ pub fn request_block(v: &TurnView) -> String {
     if let Some(e) = &v.error {
         s.push_str(&format!("ERROR: {}\n", e.describe(1)));
     }
-    let others: Vec<String> = (0..v.seats).filter(|&x| x != v.seat).map(|x| v.letters[x].to_string()).collect();
+    let others: Vec<String> = (0..v.seats)
+        .filter(|&x| x != v.seat)
+        .map(|x| v.letters[x].to_string())
+        .collect();
     let last = match v.last_move() {
         None => "Game start".to_string(),
         Some((seat, col)) => format!("{} played column {}", colour_name(seat), col + 1),
@@ -135,7 +151,11 @@ pub fn check_board(v: &TurnView, col: usize, claimed: &str) -> Result<(), String
     let expected = after.to_board_string(&v.letters);
     let claimed = claimed.trim();
     if claimed.chars().count() != expected.chars().count() {
-        return Err(format!("BOARD has {} characters, expected {}", claimed.chars().count(), expected.chars().count()));
+        return Err(format!(
+            "BOARD has {} characters, expected {}",
+            claimed.chars().count(),
+            expected.chars().count()
+        ));
     }
     if let Some(i) = claimed.chars().zip(expected.chars()).position(|(a, b)| a != b) {
         let cols = v.board.cols();
@@ -170,7 +190,13 @@ pub struct ExternalProcess {
 
 impl ExternalProcess {
     pub fn new(name: String, launch: Launch) -> Self {
-        ExternalProcess { name, launch, child: None, stdin: None, stdout: None }
+        ExternalProcess {
+            name,
+            launch,
+            child: None,
+            stdin: None,
+            stdout: None,
+        }
     }
 
     pub fn is_running(&self) -> bool {
@@ -205,7 +231,9 @@ impl ExternalProcess {
                 Ok(())
             });
         }
-        let mut child = cmd.spawn().map_err(|e| format!("cannot start `{}`: {e}", self.launch.command.join(" ")))?;
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start `{}`: {e}", self.launch.command.join(" ")))?;
         self.stdin = child.stdin.take();
         self.stdout = child.stdout.take().map(BufReader::new);
         if let Some(err) = child.stderr.take() {
@@ -216,7 +244,9 @@ impl ExternalProcess {
                     let mut budget = usize::MAX;
                     match read_line_bounded(&mut r, MAX_LINE, &mut budget).await {
                         Ok(Line::Text(l)) => tracing::info!(target: "c4sim::external", "[{name}] {l}"),
-                        Ok(Line::TooLong) => tracing::info!(target: "c4sim::external", "[{name}] (a line over {MAX_LINE} bytes)"),
+                        Ok(Line::TooLong) => {
+                            tracing::info!(target: "c4sim::external", "[{name}] (a line over {MAX_LINE} bytes)")
+                        }
                         _ => break,
                     }
                 }
@@ -249,14 +279,20 @@ impl ExternalProcess {
         loop {
             let line = match read_line_bounded(stdout, MAX_LINE, &mut budget).await {
                 Ok(Line::Text(l)) => l,
-                Ok(Line::TooLong) => return ExternalReply::Answer(Answer::Malformed(format!("an answer line longer than {MAX_LINE} bytes"))),
+                Ok(Line::TooLong) => {
+                    return ExternalReply::Answer(Answer::Malformed(format!(
+                        "an answer line longer than {MAX_LINE} bytes"
+                    )))
+                }
                 Ok(Line::Eof) | Err(_) => {
                     self.kill().await;
                     return ExternalReply::Gone("the program exited or closed its output".into());
                 }
             };
             if budget == 0 {
-                return ExternalReply::Answer(Answer::Malformed(format!("more than {MAX_ANSWER_BYTES} bytes without a move")));
+                return ExternalReply::Answer(Answer::Malformed(format!(
+                    "more than {MAX_ANSWER_BYTES} bytes without a move"
+                )));
             }
             if line.starts_with('#') || line.starts_with("INFO:") {
                 tracing::debug!(target: "c4sim::external", "[{}] {line}", self.name);
@@ -303,7 +339,10 @@ impl ExternalProcess {
     pub async fn shutdown(&mut self) {
         self.stdin = None;
         if let Some(child) = self.child.as_mut() {
-            if tokio::time::timeout(Duration::from_millis(500), child.wait()).await.is_err() {
+            if tokio::time::timeout(Duration::from_millis(500), child.wait())
+                .await
+                .is_err()
+            {
                 tracing::debug!("external player {} did not exit; killing it", self.name);
             }
         }
@@ -393,9 +432,15 @@ mod tests {
         let data = format!("short\n{}\nnext", "x".repeat(100));
         let mut r = BufReader::new(data.as_bytes());
         let mut budget = usize::MAX;
-        assert_eq!(read_line_bounded(&mut r, 10, &mut budget).await.unwrap(), Line::Text("short".into()));
+        assert_eq!(
+            read_line_bounded(&mut r, 10, &mut budget).await.unwrap(),
+            Line::Text("short".into())
+        );
         assert_eq!(read_line_bounded(&mut r, 10, &mut budget).await.unwrap(), Line::TooLong);
-        assert_eq!(read_line_bounded(&mut r, 10, &mut budget).await.unwrap(), Line::Text("next".into()));
+        assert_eq!(
+            read_line_bounded(&mut r, 10, &mut budget).await.unwrap(),
+            Line::Text("next".into())
+        );
         assert_eq!(read_line_bounded(&mut r, 10, &mut budget).await.unwrap(), Line::Eof);
     }
 }

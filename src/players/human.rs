@@ -61,7 +61,9 @@ pub fn parse_line(line: &str, cols: usize) -> Typed {
         Ok(n) => Typed::Answer(Answer::Column(n - 1)),
         Err(_) => {
             let shown: String = t.chars().take(40).collect();
-            Typed::Answer(Answer::Malformed(format!("`{shown}` is not a column: type a number from 1 to {cols}")))
+            Typed::Answer(Answer::Malformed(format!(
+                "`{shown}` is not a column: type a number from 1 to {cols}"
+            )))
         }
     }
 }

@@ -10,7 +10,9 @@ use crate::game::{Answer, Board, Refusal};
 use crate::scenario::{PlayerKind, PlayerSpec};
 
 /// Colour names in seating order (RED always moves first).
-pub const COLOUR_NAMES: [&str; 9] = ["Red", "Yellow", "Blue", "Green", "Purple", "Orange", "Brown", "Black", "White"];
+pub const COLOUR_NAMES: [&str; 9] = [
+    "Red", "Yellow", "Blue", "Green", "Purple", "Orange", "Brown", "Black", "White",
+];
 
 pub fn colour_name(seat: usize) -> &'static str {
     COLOUR_NAMES[seat % COLOUR_NAMES.len()]

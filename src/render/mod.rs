@@ -124,7 +124,11 @@ impl Look {
     }
 
     pub fn game_intro(&self, game: u64, games: u64, names: &[String], opening: &[usize]) -> String {
-        let mut s = if games > 1 { format!("Game {game} of {games}: ") } else { String::new() };
+        let mut s = if games > 1 {
+            format!("Game {game} of {games}: ")
+        } else {
+            String::new()
+        };
         let seats: Vec<String> = names.iter().enumerate().map(|(i, n)| self.seat_label(i, n)).collect();
         s.push_str(&seats.join(" vs "));
         s.push('\n');
@@ -137,7 +141,11 @@ impl Look {
     }
 
     pub fn move_line(&self, number: usize, seat: usize, name: &str, col: usize) -> String {
-        format!("Move {number} — {} played column {}", self.seat_label(seat, name), col + 1)
+        format!(
+            "Move {number} — {} played column {}",
+            self.seat_label(seat, name),
+            col + 1
+        )
     }
 
     pub fn next_line(&self, seat: usize, name: &str) -> String {
@@ -246,7 +254,10 @@ mod tests {
         assert_eq!(resolve(RenderStyle::Emoji, Auto, true, true), RenderStyle::Ascii);
         assert_eq!(resolve(RenderStyle::Emoji, Auto, true, false), RenderStyle::Emoji);
         assert_eq!(resolve(RenderStyle::Emoji, Always, false, true), RenderStyle::Emoji);
-        assert_eq!(resolve(RenderStyle::Fullwidth, Auto, false, false), RenderStyle::Fullwidth);
+        assert_eq!(
+            resolve(RenderStyle::Fullwidth, Auto, false, false),
+            RenderStyle::Fullwidth
+        );
     }
 
     #[test]
@@ -255,10 +266,26 @@ mod tests {
         let names = vec!["A".to_string(), "B".to_string()];
         assert_eq!(look.move_line(4, 0, "A", 3), "Move 4 — 🔴 Red (A) played column 4");
         assert_eq!(look.next_line(1, "B"), "Next: 🟡 Yellow (B)'s turn");
-        let win = Outcome { winner: Some(0), reason: EndReason::Win, eliminated: vec![] };
-        assert_eq!(look.game_over(&win, &names, 7), "Game over! 🔴 Red (A) wins in 7 moves!");
-        let tie = Outcome { winner: None, reason: EndReason::Tie, eliminated: vec![] };
-        assert_eq!(look.game_over(&tie, &names, 42), "Game over! It's a draw — the board is full!");
-        assert!(look.game_intro(1, 1, &names, &[]).contains("Game started! Red goes first"));
+        let win = Outcome {
+            winner: Some(0),
+            reason: EndReason::Win,
+            eliminated: vec![],
+        };
+        assert_eq!(
+            look.game_over(&win, &names, 7),
+            "Game over! 🔴 Red (A) wins in 7 moves!"
+        );
+        let tie = Outcome {
+            winner: None,
+            reason: EndReason::Tie,
+            eliminated: vec![],
+        };
+        assert_eq!(
+            look.game_over(&tie, &names, 42),
+            "Game over! It's a draw — the board is full!"
+        );
+        assert!(look
+            .game_intro(1, 1, &names, &[])
+            .contains("Game started! Red goes first"));
     }
 }

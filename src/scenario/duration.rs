@@ -17,7 +17,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     if t.starts_with('-') {
         return Err(format!("invalid duration `{s}`: a duration cannot be negative"));
     }
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+'))
+        .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let num = num.strip_prefix('+').unwrap_or(num);
     if !num.chars().any(|c| c.is_ascii_digit()) {

@@ -23,7 +23,12 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn new(file: impl Into<PathBuf>, line: usize, column: usize, message: impl Into<String>) -> Self {
-        ScenarioError { file: file.into(), line: line.max(1), column: column.max(1), message: message.into() }
+        ScenarioError {
+            file: file.into(),
+            line: line.max(1),
+            column: column.max(1),
+            message: message.into(),
+        }
     }
 
     pub(crate) fn at(file: &Path, pos: Pos, message: impl Into<String>) -> Self {
@@ -33,7 +38,14 @@ impl ScenarioError {
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.column, self.message)
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file.display(),
+            self.line,
+            self.column,
+            self.message
+        )
     }
 }
 
@@ -46,7 +58,7 @@ impl std::error::Error for ScenarioError {}
 /// `win_length`). Comparison ignores case (`Games` → `games`).
 pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let w = word.to_lowercase();
-    let mut best: Option<(&'a str, usize, f64)> = None;
+    let mut best: Option<(&'a str, usize, f64, u32)> = None;
     for c in candidates {
         let lc = c.to_lowercase();
         let d = strsim::damerau_levenshtein(&w, &lc);
@@ -56,15 +68,22 @@ pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = 
         if !close {
             continue;
         }
+        // Last tie-break: how far apart the differing characters are, so
+        // `minimax9` suggests `minimax8` rather than `minimax2`.
+        let gap: u32 = w
+            .chars()
+            .zip(lc.chars())
+            .map(|(a, b)| (a as u32).abs_diff(b as u32))
+            .sum();
         let better = match best {
             None => true,
-            Some((_, bd, bjw)) => d < bd || (d == bd && jw > bjw),
+            Some((_, bd, bjw, bgap)) => d < bd || (d == bd && (jw > bjw || (jw == bjw && gap < bgap))),
         };
         if better {
-            best = Some((c, d, jw));
+            best = Some((c, d, jw, gap));
         }
     }
-    best.map(|(c, _, _)| c)
+    best.map(|(c, _, _, _)| c)
 }
 
 /// `unknown WHAT `word`CONTEXT; did you mean `x`? allowed: a, b, c` — the
@@ -98,10 +117,23 @@ mod tests {
         assert_eq!(did_you_mean("Games", keys), Some("games"));
         assert_eq!(did_you_mean("swap_colours", keys), Some("swap_colors"));
         assert_eq!(did_you_mean("xyz", keys), None);
-        assert_eq!(did_you_mean("win_len", ["rows", "cols", "win_length"]), Some("win_length"));
-        assert_eq!(did_you_mean("minmax", crate::scenario::PlayerKind::NAMES), Some("minimax"));
+        assert_eq!(
+            did_you_mean("win_len", ["rows", "cols", "win_length"]),
+            Some("win_length")
+        );
+        assert_eq!(
+            did_you_mean("minmax", crate::scenario::PlayerKind::NAMES),
+            Some("minimax")
+        );
+        assert_eq!(
+            did_you_mean("minimax9", ["minimax2", "minimax4", "minimax8"]),
+            Some("minimax8")
+        );
         let m = unknown_message("key", "gmes", " in `match`", &keys);
-        assert_eq!(m, "unknown key `gmes` in `match`; did you mean `games`? allowed: games, swap_colors");
+        assert_eq!(
+            m,
+            "unknown key `gmes` in `match`; did you mean `games`? allowed: games, swap_colors"
+        );
         let m = unknown_message("key", "zzz", " in `match`", &keys);
         assert_eq!(m, "unknown key `zzz` in `match`; allowed: games, swap_colors");
     }

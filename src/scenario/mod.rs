@@ -10,10 +10,10 @@ mod duration;
 mod error;
 mod parse;
 mod players;
-mod tree;
-pub mod types;
 #[cfg(test)]
 mod tests;
+mod tree;
+pub mod types;
 mod value;
 
 pub use duration::parse_duration;

@@ -57,8 +57,20 @@ use std::path::Path;
 use std::time::Duration;
 
 const TOP_KEYS: [&str; 14] = [
-    "name", "mode", "seed", "board", "limits", "render", "color", "players", "match", "tournament", "report", "train",
-    "server", "join",
+    "name",
+    "mode",
+    "seed",
+    "board",
+    "limits",
+    "render",
+    "color",
+    "players",
+    "match",
+    "tournament",
+    "report",
+    "train",
+    "server",
+    "join",
 ];
 const BOARD_KEYS: [&str; 3] = ["rows", "cols", "win_length"];
 const LIMITS_KEYS: [&str; 2] = ["move_time", "max_invalid_moves"];
@@ -86,7 +98,10 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     let doc = Doc { file: path };
     let t = tree::parse(src).map_err(|(pos, info)| doc.err(pos, format!("invalid YAML: {info}")))?;
     if let Some(p) = t.second_doc {
-        return Err(doc.err(p, "a scenario file holds one YAML document, but a second one starts here"));
+        return Err(doc.err(
+            p,
+            "a scenario file holds one YAML document, but a second one starts here",
+        ));
     }
     let top: &[(Node, Node)] = match &t.root {
         Some(Node::Map { entries, .. }) => entries,
@@ -106,12 +121,13 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
 
     let name = match get(top, "name") {
         Some((_, v)) => doc.nonempty_string("name", v)?,
-        None => path.file_stem().map_or_else(|| "scenario".to_string(), |s| s.to_string_lossy().into_owned()),
+        None => path
+            .file_stem()
+            .map_or_else(|| "scenario".to_string(), |s| s.to_string_lossy().into_owned()),
     };
     let mode = match get(top, "mode") {
-        Some((_, v)) => {
-            [Mode::Match, Mode::Tournament, Mode::Train, Mode::Serve, Mode::Join][doc.choice("mode", "mode", v, &MODES)?]
-        }
+        Some((_, v)) => [Mode::Match, Mode::Tournament, Mode::Train, Mode::Serve, Mode::Join]
+            [doc.choice("mode", "mode", v, &MODES)?],
         None => Mode::Match,
     };
     let seed = match get(top, "seed") {
@@ -121,26 +137,38 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     let board = parse_board(doc, top)?;
     let limits = parse_limits(doc, top)?;
     let render = match get(top, "render") {
-        Some((_, v)) => [RenderStyle::Emoji, RenderStyle::Fullwidth, RenderStyle::Ascii, RenderStyle::None]
-            [doc.choice("render", "render style", v, &RENDERS)?],
+        Some((_, v)) => [
+            RenderStyle::Emoji,
+            RenderStyle::Fullwidth,
+            RenderStyle::Ascii,
+            RenderStyle::None,
+        ][doc.choice("render", "render style", v, &RENDERS)?],
         None => RenderStyle::Emoji,
     };
     let color = match get(top, "color") {
-        Some((_, v)) => {
-            [ColorChoice::Auto, ColorChoice::Always, ColorChoice::Never][doc.choice("color", "color choice", v, &COLORS)?]
-        }
+        Some((_, v)) => [ColorChoice::Auto, ColorChoice::Always, ColorChoice::Never]
+            [doc.choice("color", "color choice", v, &COLORS)?],
         None => ColorChoice::Auto,
     };
     let mut players = match get(top, "players") {
         Some((_, v)) => players::parse_list(doc, v, &ProfileLookup::for_scenario(path))?,
-        None => vec![players::default_player(PlayerKind::Random), players::default_player(PlayerKind::Random)],
+        None => vec![
+            players::default_player(PlayerKind::Random),
+            players::default_player(PlayerKind::Random),
+        ],
     };
     players::dedupe_names(&mut players);
     if mode == Mode::Match && !(MIN_SEATS..=MAX_SEATS).contains(&players.len()) {
-        let pos = top.iter().find(|(k, _)| k.scalar() == Some("players")).map_or(Pos::START, |(k, _)| k.pos());
+        let pos = top
+            .iter()
+            .find(|(k, _)| k.scalar() == Some("players"))
+            .map_or(Pos::START, |(k, _)| k.pos());
         return Err(doc.err(
             pos,
-            format!("`mode: match` needs {MIN_SEATS} to {MAX_SEATS} players, got {}", players.len()),
+            format!(
+                "`mode: match` needs {MIN_SEATS} to {MAX_SEATS} players, got {}",
+                players.len()
+            ),
         ));
     }
     let match_settings = parse_match(doc, top)?;
@@ -148,11 +176,16 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     let mut raw: [Option<serde_yaml::Value>; 5] = Default::default();
     let mut full: Option<serde_yaml::Value> = None;
     for (slot, key) in raw.iter_mut().zip(RAW_SECTIONS) {
-        let Some((_, v)) = get(top, key) else { continue };
+        let Some((_, v)) = get(top, key) else {
+            continue;
+        };
         doc.mapping(key, v, &format!("`{key}:` followed by indented keys"))?;
         if full.is_none() {
             full = Some(serde_yaml::from_str(src).map_err(|e| {
-                let pos = e.location().map_or(Pos::START, |l| Pos { line: l.line(), column: l.column() });
+                let pos = e.location().map_or(Pos::START, |l| Pos {
+                    line: l.line(),
+                    column: l.column(),
+                });
                 doc.err(pos, format!("invalid YAML: {e}"))
             })?);
         }
@@ -183,7 +216,9 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
 /// check names (`win_length` too large points at `win_length`), or at
 /// `board` when that key was left to its default.
 fn parse_board(doc: Doc, top: &[(Node, Node)]) -> Result<BoardConfig, ScenarioError> {
-    let Some((board_key, v)) = get(top, "board") else { return Ok(BoardConfig::default()) };
+    let Some((board_key, v)) = get(top, "board") else {
+        return Ok(BoardConfig::default());
+    };
     let entries = doc.mapping("board", v, "{rows: 6, cols: 7, win_length: 4}")?;
     doc.check_keys(entries, &BOARD_KEYS, " in `board`")?;
     let mut cfg = BoardConfig::default();
@@ -221,8 +256,13 @@ fn parse_board(doc: Doc, top: &[(Node, Node)]) -> Result<BoardConfig, ScenarioEr
 }
 
 fn parse_limits(doc: Doc, top: &[(Node, Node)]) -> Result<Limits, ScenarioError> {
-    let mut limits = Limits { move_time: DEFAULT_MOVE_TIME, max_invalid_moves: DEFAULT_MAX_INVALID };
-    let Some((_, v)) = get(top, "limits") else { return Ok(limits) };
+    let mut limits = Limits {
+        move_time: DEFAULT_MOVE_TIME,
+        max_invalid_moves: DEFAULT_MAX_INVALID,
+    };
+    let Some((_, v)) = get(top, "limits") else {
+        return Ok(limits);
+    };
     let entries = doc.mapping("limits", v, "{move_time: 30s, max_invalid_moves: 5}")?;
     doc.check_keys(entries, &LIMITS_KEYS, " in `limits`")?;
     if let Some((_, v)) = get(entries, "move_time") {
@@ -238,8 +278,13 @@ fn parse_limits(doc: Doc, top: &[(Node, Node)]) -> Result<Limits, ScenarioError>
 }
 
 fn parse_match(doc: Doc, top: &[(Node, Node)]) -> Result<MatchSettings, ScenarioError> {
-    let mut m = MatchSettings { games: 1, swap_colors: true };
-    let Some((_, v)) = get(top, "match") else { return Ok(m) };
+    let mut m = MatchSettings {
+        games: 1,
+        swap_colors: true,
+    };
+    let Some((_, v)) = get(top, "match") else {
+        return Ok(m);
+    };
     let entries = doc.mapping("match", v, "{games: 10, swap_colors: true}")?;
     doc.check_keys(entries, &MATCH_KEYS, " in `match`")?;
     if let Some((_, v)) = get(entries, "games") {

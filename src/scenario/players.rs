@@ -14,11 +14,32 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Keys of a `players` entry; a profile has the same keys except `use`.
-pub(crate) const ENTRY_KEYS: [&str; 11] =
-    ["use", "name", "kind", "depth", "simulations", "model", "device", "command", "cwd", "env", "move_time"];
+pub(crate) const ENTRY_KEYS: [&str; 11] = [
+    "use",
+    "name",
+    "kind",
+    "depth",
+    "simulations",
+    "model",
+    "device",
+    "command",
+    "cwd",
+    "env",
+    "move_time",
+];
 /// [`ENTRY_KEYS`] without `use`: profiles cannot use other profiles.
-const PROFILE_KEYS: &[&str] =
-    &["name", "kind", "depth", "simulations", "model", "device", "command", "cwd", "env", "move_time"];
+const PROFILE_KEYS: &[&str] = &[
+    "name",
+    "kind",
+    "depth",
+    "simulations",
+    "model",
+    "device",
+    "command",
+    "cwd",
+    "env",
+    "move_time",
+];
 
 /// In the order of [`PlayerKind::NAMES`].
 const KINDS: [PlayerKind; 9] = [
@@ -100,7 +121,11 @@ impl ProfileLookup {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        Self::new(vec![dir.join("players"), dir.join("..").join("players"), PathBuf::from("players")])
+        Self::new(vec![
+            dir.join("players"),
+            dir.join("..").join("players"),
+            PathBuf::from("players"),
+        ])
     }
 
     /// Only `./players` (for `--player`).
@@ -137,7 +162,9 @@ impl ProfileLookup {
     fn available(&self) -> Vec<String> {
         let mut names = BTreeSet::new();
         for d in &self.dirs {
-            let Ok(rd) = std::fs::read_dir(d) else { continue };
+            let Ok(rd) = std::fs::read_dir(d) else {
+                continue;
+            };
             for e in rd.flatten() {
                 let p = e.path();
                 let yaml = matches!(p.extension().and_then(|x| x.to_str()), Some("yaml" | "yml"));
@@ -159,9 +186,16 @@ impl ProfileLookup {
             Some(s) => msg.push_str(&format!("; did you mean `{s}`?")),
             None => msg.push(';'),
         }
-        let list = if available.is_empty() { "none".to_string() } else { available.join(", ") };
+        let list = if available.is_empty() {
+            "none".to_string()
+        } else {
+            available.join(", ")
+        };
         let dirs: Vec<String> = self.dirs.iter().map(|d| d.display().to_string()).collect();
-        msg.push_str(&format!(" available: {list} (looked for {name}.yaml in {})", dirs.join(", ")));
+        msg.push_str(&format!(
+            " available: {list} (looked for {name}.yaml in {})",
+            dirs.join(", ")
+        ));
         msg
     }
 }
@@ -179,22 +213,26 @@ fn load_profile(name: &str, file: PathBuf) -> Result<Profile, ScenarioError> {
     let doc = Doc { file: &file };
     let t = tree::parse(&src).map_err(|(pos, info)| doc.err(pos, format!("invalid YAML: {info}")))?;
     if let Some(p) = t.second_doc {
-        return Err(doc.err(p, "a player profile holds one YAML document, but a second one starts here"));
+        return Err(doc.err(
+            p,
+            "a player profile holds one YAML document, but a second one starts here",
+        ));
     }
     let root = match t.root {
         Some(n @ Node::Map { .. }) => n,
         Some(n) if !n.is_null() => {
-            return Err(doc.err(
-                n.pos(),
-                format!(
-                    "a player profile must be a mapping like `kind: minimax` and `depth: 8` on their own lines, got {}; \
-                     allowed keys: {}",
-                    n.describe(),
-                    PROFILE_KEYS.join(", ")
-                ),
-            ))
+            let msg = format!(
+                "a player profile must be a mapping like `kind: minimax` and `depth: 8` on their own lines, \
+                 got {}; allowed keys: {}",
+                n.describe(),
+                PROFILE_KEYS.join(", ")
+            );
+            return Err(doc.err(n.pos(), msg));
         }
-        _ => Node::Map { entries: Vec::new(), pos: Pos::START },
+        _ => Node::Map {
+            entries: Vec::new(),
+            pos: Pos::START,
+        },
     };
     if let Node::Map { entries, .. } = &root {
         if let Some((k, _)) = entries.iter().find(|(k, _)| k.scalar() == Some("use")) {
@@ -209,7 +247,11 @@ fn load_profile(name: &str, file: PathBuf) -> Result<Profile, ScenarioError> {
         }
         doc.check_keys(entries, PROFILE_KEYS, &format!(" in profile `{name}`"))?;
     }
-    Ok(Profile { name: name.to_string(), file, root })
+    Ok(Profile {
+        name: name.to_string(),
+        file,
+        root,
+    })
 }
 
 /// A merged key: its nodes and the file they were written in.
@@ -237,10 +279,20 @@ fn build_player(
     who: &str,
 ) -> Result<PlayerSpec, ScenarioError> {
     let mut fields: Vec<Field> = Vec::new();
-    if let Some(Profile { file, root: Node::Map { entries, .. }, .. }) = profile {
+    if let Some(Profile {
+        file,
+        root: Node::Map { entries, .. },
+        ..
+    }) = profile
+    {
         for (k, v) in entries {
             if let (Some(key), false) = (k.scalar(), v.is_null()) {
-                fields.push(Field { key, file, key_node: k, value: v });
+                fields.push(Field {
+                    key,
+                    file,
+                    key_node: k,
+                    value: v,
+                });
             }
         }
     }
@@ -249,7 +301,12 @@ fn build_player(
         if key == "use" || v.is_null() {
             continue;
         }
-        let f = Field { key, file: entry_doc.file, key_node: k, value: v };
+        let f = Field {
+            key,
+            file: entry_doc.file,
+            key_node: k,
+            value: v,
+        };
         match fields.iter_mut().find(|g| g.key == key) {
             Some(slot) => *slot = f,
             None => fields.push(f),
@@ -260,10 +317,15 @@ fn build_player(
     let kind = match field("kind") {
         Some(f) => KINDS[f.doc().choice("kind", "player kind", f.value, &PlayerKind::NAMES)?],
         None => {
-            let nor = profile.map(|p| format!(" (nor does its profile `{}`)", p.name)).unwrap_or_default();
+            let nor = profile
+                .map(|p| format!(" (nor does its profile `{}`)", p.name))
+                .unwrap_or_default();
             return Err(entry_doc.err(
                 entry_pos,
-                format!("{who} has no `kind`{nor}; allowed kinds: {}", PlayerKind::NAMES.join(", ")),
+                format!(
+                    "{who} has no `kind`{nor}; allowed kinds: {}",
+                    PlayerKind::NAMES.join(", ")
+                ),
             ));
         }
     };
@@ -319,9 +381,15 @@ fn read_command(d: Doc, v: &Node) -> Result<Vec<String>, ScenarioError> {
     if items.is_empty() {
         return Err(d.err(v.pos(), format!("`command` must not be empty: it is {SHAPE}")));
     }
-    let cmd = items.iter().map(|i| d.string("command", i)).collect::<Result<Vec<_>, _>>()?;
+    let cmd = items
+        .iter()
+        .map(|i| d.string("command", i))
+        .collect::<Result<Vec<_>, _>>()?;
     if cmd[0].trim().is_empty() {
-        return Err(d.err(items[0].pos(), "the program (first item of `command`) must not be empty"));
+        return Err(d.err(
+            items[0].pos(),
+            "the program (first item of `command`) must not be empty",
+        ));
     }
     Ok(cmd)
 }
@@ -334,7 +402,11 @@ fn read_env(d: Doc, v: &Node) -> Result<BTreeMap<String, String>, ScenarioError>
         if env.contains_key(&name) {
             return Err(d.err(k.pos(), format!("duplicate variable `{name}` in `env`")));
         }
-        let value = if val.is_null() { String::new() } else { d.string(&format!("env.{name}"), val)? };
+        let value = if val.is_null() {
+            String::new()
+        } else {
+            d.string(&format!("env.{name}"), val)?
+        };
         env.insert(name, value);
     }
     Ok(env)
@@ -345,19 +417,34 @@ pub(crate) fn parse_list(doc: Doc, v: &Node, lookup: &ProfileLookup) -> Result<V
     let Node::Seq { items, .. } = v else {
         return Err(doc.err(
             v.pos(),
-            format!("`players` must be a list, like [{{kind: human}}, {{use: minimax8}}]; got {}", v.describe()),
+            format!(
+                "`players` must be a list, like [{{kind: human}}, {{use: minimax8}}]; got {}",
+                v.describe()
+            ),
         ));
     };
     let mut specs = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let who = format!("player {}", i + 1);
-        specs.push(parse_entry(doc, item, lookup, &who, &format!(" in {who} of `players`"))?);
+        specs.push(parse_entry(
+            doc,
+            item,
+            lookup,
+            &who,
+            &format!(" in {who} of `players`"),
+        )?);
     }
     Ok(specs)
 }
 
 /// One entry (a mapping, `use:` allowed).
-fn parse_entry(doc: Doc, item: &Node, lookup: &ProfileLookup, who: &str, context: &str) -> Result<PlayerSpec, ScenarioError> {
+fn parse_entry(
+    doc: Doc,
+    item: &Node,
+    lookup: &ProfileLookup,
+    who: &str,
+    context: &str,
+) -> Result<PlayerSpec, ScenarioError> {
     let Node::Map { entries, .. } = item else {
         return Err(doc.err(
             item.pos(),
@@ -372,7 +459,9 @@ fn parse_entry(doc: Doc, item: &Node, lookup: &ProfileLookup, who: &str, context
     let profile = match get(entries, "use") {
         Some((_, v)) => {
             let name = doc.nonempty_string("use", v)?;
-            let file = lookup.find(&name).ok_or_else(|| doc.err(v.pos(), lookup.unknown(&name)))?;
+            let file = lookup
+                .find(&name)
+                .ok_or_else(|| doc.err(v.pos(), lookup.unknown(&name)))?;
             Some(load_profile(&name, file)?)
         }
         None => None,
@@ -421,46 +510,75 @@ pub fn parse_player_spec(spec: &str) -> Result<PlayerSpec, ScenarioError> {
 /// [`parse_player_spec`] with the profile directories given (tests use a
 /// temporary directory instead of changing the process's directory).
 pub(crate) fn parse_player_spec_with(spec: &str, lookup: &ProfileLookup) -> Result<PlayerSpec, ScenarioError> {
-    let doc = Doc { file: Path::new("--player") };
+    let doc = Doc {
+        file: Path::new("--player"),
+    };
     let s = spec.trim();
     let inline = s.starts_with('{') || s.contains(": ") || s.contains('\n');
     let is_path = !inline && (s.ends_with(".yaml") || s.ends_with(".yml") || s.contains(['/', '\\']));
-    let is_word = !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '+'));
+    let is_word = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '+'));
 
     if is_path {
         let file = PathBuf::from(s);
-        let stem = file.file_stem().and_then(|x| x.to_str()).unwrap_or("player").to_string();
+        let stem = file
+            .file_stem()
+            .and_then(|x| x.to_str())
+            .unwrap_or("player")
+            .to_string();
         if !file.is_file() {
             return Err(doc.err(Pos::START, format!("player profile file `{s}` does not exist")));
         }
         let profile = load_profile(&stem, file)?;
-        return build_player(Doc { file: &profile.file }, Pos::START, &[], Some(&profile), "the player profile");
+        return build_player(
+            Doc { file: &profile.file },
+            Pos::START,
+            &[],
+            Some(&profile),
+            "the player profile",
+        );
     }
     if !inline && is_word {
         if let Some(file) = lookup.find(s) {
             let profile = load_profile(s, file)?;
-            return build_player(Doc { file: &profile.file }, Pos::START, &[], Some(&profile), "the player profile");
+            return build_player(
+                Doc { file: &profile.file },
+                Pos::START,
+                &[],
+                Some(&profile),
+                "the player profile",
+            );
         }
         if let Some(i) = PlayerKind::NAMES.iter().position(|k| *k == s) {
             let t = tree::parse(&format!("{{kind: {s}}}")).expect("a kind name is valid YAML");
             let root = t.root.expect("one document");
-            let Node::Map { entries, .. } = &root else { unreachable!("a flow mapping") };
+            let Node::Map { entries, .. } = &root else {
+                unreachable!("a flow mapping")
+            };
             let p = build_player(doc, Pos::START, entries, None, "the --player spec")?;
             debug_assert_eq!(p.kind, KINDS[i]);
             return Ok(p);
         }
         let mut msg = lookup.unknown(s);
-        if let Some(k) = did_you_mean(s, PlayerKind::NAMES) {
-            msg.push_str(&format!("; or did you mean the kind `{k}`?"));
+        msg.push('.');
+        if !msg.contains("did you mean") {
+            if let Some(k) = did_you_mean(s, PlayerKind::NAMES) {
+                msg.push_str(&format!(" Did you mean the kind `{k}`?"));
+            }
         }
         msg.push_str(&format!(
-            "; --player also takes a kind ({}), a profile file path, or inline YAML like '{{kind: minimax, depth: 8}}'",
+            " --player also takes a kind ({}), a profile file path, or inline YAML like '{{kind: minimax, depth: 8}}'",
             PlayerKind::NAMES.join(", ")
         ));
         return Err(doc.err(Pos::START, msg));
     }
     let t = tree::parse(s).map_err(|(pos, info)| doc.err(pos, format!("invalid YAML: {info}")))?;
-    let root = t.root.unwrap_or(Node::Scalar { text: String::new(), plain: true, pos: Pos::START });
+    let root = t.root.unwrap_or(Node::Scalar {
+        text: String::new(),
+        plain: true,
+        pos: Pos::START,
+    });
     if !matches!(root, Node::Map { .. }) {
         return Err(doc.err(
             root.pos(),

@@ -26,7 +26,10 @@ impl Pos {
 
     /// yaml-rust2 markers have 1-based lines but 0-based columns.
     fn of(m: &Marker) -> Pos {
-        Pos { line: m.line().max(1), column: m.col() + 1 }
+        Pos {
+            line: m.line().max(1),
+            column: m.col() + 1,
+        }
     }
 }
 
@@ -37,9 +40,19 @@ impl Pos {
 pub(crate) enum Node {
     /// `plain` is false for quoted or tagged scalars: those are always
     /// strings (as in YAML), never numbers, booleans or null.
-    Scalar { text: String, plain: bool, pos: Pos },
-    Seq { items: Vec<Node>, pos: Pos },
-    Map { entries: Vec<(Node, Node)>, pos: Pos },
+    Scalar {
+        text: String,
+        plain: bool,
+        pos: Pos,
+    },
+    Seq {
+        items: Vec<Node>,
+        pos: Pos,
+    },
+    Map {
+        entries: Vec<(Node, Node)>,
+        pos: Pos,
+    },
 }
 
 impl Node {
@@ -83,7 +96,9 @@ impl Node {
     /// an error lands on the key, where a reader looks), for an index, the
     /// item.
     fn locate(&self, path: &[PathSeg]) -> Option<Pos> {
-        let Some((first, rest)) = path.split_first() else { return Some(self.pos()) };
+        let Some((first, rest)) = path.split_first() else {
+            return Some(self.pos());
+        };
         match (self, first) {
             (Node::Map { entries, .. }, PathSeg::Key(k)) => {
                 let (key, value) = entries.iter().find(|(key, _)| key.scalar() == Some(k))?;
@@ -139,8 +154,21 @@ pub(crate) struct Tree {
 /// description.
 pub(crate) fn parse(src: &str) -> Result<Tree, (Pos, String)> {
     let mut b = Builder::default();
-    Parser::new_from_str(src).load(&mut b, true).map_err(|e| (Pos::of(e.marker()), e.info().to_string()))?;
-    Ok(Tree { root: b.root, second_doc: b.second_doc })
+    Parser::new_from_str(src)
+        .load(&mut b, true)
+        .map_err(|e| (Pos::of(e.marker()), e.info().to_string()))?;
+    Ok(Tree {
+        root: b.root,
+        second_doc: b.second_doc,
+    })
+}
+
+fn earlier(a: Pos, b: Pos) -> Pos {
+    if (b.line, b.column) < (a.line, a.column) {
+        b
+    } else {
+        a
+    }
 }
 
 enum Frame {
@@ -194,24 +222,30 @@ impl MarkedEventReceiver for Builder {
             Event::Alias(id) => {
                 // An alias reads as a copy of its anchor, located where the
                 // alias is written (the place a user would fix).
-                let mut node = self
-                    .anchors
-                    .get(&id)
-                    .cloned()
-                    .unwrap_or(Node::Scalar { text: String::new(), plain: true, pos });
+                let mut node = self.anchors.get(&id).cloned().unwrap_or(Node::Scalar {
+                    text: String::new(),
+                    plain: true,
+                    pos,
+                });
                 node.set_pos(pos);
                 self.push(node, 0);
             }
             Event::SequenceStart(anchor, _) => self.stack.push(Frame::Seq(Vec::new(), pos, anchor)),
             Event::MappingStart(anchor, _) => self.stack.push(Frame::Map(Vec::new(), None, pos, anchor)),
+            // yaml-rust2 marks a block collection where it recognised it
+            // (for a block mapping, the first key's `:`); where it starts is
+            // what a reader wants, so the earlier of that and the first
+            // child wins. A flow collection's `{`/`[` comes first anyway.
             Event::SequenceEnd => {
                 if let Some(Frame::Seq(items, p, anchor)) = self.stack.pop() {
-                    self.push(Node::Seq { items, pos: p }, anchor);
+                    let pos = items.first().map_or(p, |i| earlier(p, i.pos()));
+                    self.push(Node::Seq { items, pos }, anchor);
                 }
             }
             Event::MappingEnd => {
                 if let Some(Frame::Map(entries, _, p, anchor)) = self.stack.pop() {
-                    self.push(Node::Map { entries, pos: p }, anchor);
+                    let pos = entries.first().map_or(p, |(k, _)| earlier(p, k.pos()));
+                    self.push(Node::Map { entries, pos }, anchor);
                 }
             }
             _ => {}
@@ -223,28 +257,33 @@ impl MarkedEventReceiver for Builder {
 mod tests {
     use super::*;
 
-    const SRC: &str = "name: x\nboard:\n  rows: 4\n  win_length: 5\nplayers:\n  - kind: human\n  - { name: B, kind: minimax }\n";
+    const SRC: &str =
+        "name: x\nboard:\n  rows: 4\n  win_length: 5\nplayers:\n  - kind: human\n  - { name: B, kind: minimax }\n";
 
     #[test]
     fn locates_keys_and_items() {
         assert_eq!(locate(SRC, &["board".into(), "win_length".into()]), Some((4, 3)));
         assert_eq!(locate(SRC, &["players".into(), 0.into()]), Some((6, 5)));
         assert_eq!(locate(SRC, &["players".into(), 1.into()]), Some((7, 5)));
-        assert_eq!(locate(SRC, &["players".into(), 1.into(), "kind".into()]), Some((7, 18)));
+        assert_eq!(locate(SRC, &["players".into(), 1.into(), "kind".into()]), Some((7, 16)));
         assert_eq!(locate(SRC, &["players".into(), 5.into()]), None);
         assert_eq!(locate(SRC, &["nope".into()]), None);
     }
 
     #[test]
     fn syntax_error_has_position() {
-        let Err((pos, _)) = parse("a: [1, 2\nb: 3\n") else { panic!("should fail") };
+        let Err((pos, _)) = parse("a: [1, 2\nb: 3\n") else {
+            panic!("should fail")
+        };
         assert!(pos.line >= 1);
     }
 
     #[test]
     fn aliases_copy_their_anchor() {
         let t = parse("a: &x {k: 1}\nb: *x\n").unwrap();
-        let Some(Node::Map { entries, .. }) = t.root else { panic!() };
+        let Some(Node::Map { entries, .. }) = t.root else {
+            panic!()
+        };
         assert!(matches!(&entries[1].1, Node::Map { entries, pos } if entries.len() == 1 && pos.line == 2));
     }
 

@@ -46,8 +46,17 @@ pub enum PlayerKind {
 }
 
 impl PlayerKind {
-    pub const NAMES: [&'static str; 9] =
-        ["human", "leftmost", "rightmost", "random", "invalid", "minimax", "mcts", "alphazero", "external"];
+    pub const NAMES: [&'static str; 9] = [
+        "human",
+        "leftmost",
+        "rightmost",
+        "random",
+        "invalid",
+        "minimax",
+        "mcts",
+        "alphazero",
+        "external",
+    ];
     pub fn as_str(self) -> &'static str {
         match self {
             PlayerKind::Human => "human",

@@ -20,7 +20,10 @@ pub(crate) struct Doc<'a> {
 
 /// The entry for `key`, unless it is absent or null.
 pub(crate) fn get<'n>(entries: &'n [(Node, Node)], key: &str) -> Option<(&'n Node, &'n Node)> {
-    entries.iter().find(|(k, v)| k.scalar() == Some(key) && !v.is_null()).map(|(k, v)| (k, v))
+    entries
+        .iter()
+        .find(|(k, v)| k.scalar() == Some(key) && !v.is_null())
+        .map(|(k, v)| (k, v))
 }
 
 impl<'a> Doc<'a> {
@@ -35,7 +38,11 @@ impl<'a> Doc<'a> {
             let Some(name) = k.scalar() else {
                 return Err(self.err(
                     k.pos(),
-                    format!("keys must be plain names{context}, got {}; allowed: {}", k.describe(), allowed.join(", ")),
+                    format!(
+                        "keys must be plain names{context}, got {}; allowed: {}",
+                        k.describe(),
+                        allowed.join(", ")
+                    ),
                 ));
             };
             if !allowed.contains(&name) {
@@ -44,7 +51,10 @@ impl<'a> Doc<'a> {
             if let Some((first, _)) = entries[..i].iter().find(|(f, _)| f.scalar() == Some(name)) {
                 return Err(self.err(
                     k.pos(),
-                    format!("duplicate key `{name}`{context}: it was already given on line {}", first.pos().line),
+                    format!(
+                        "duplicate key `{name}`{context}: it was already given on line {}",
+                        first.pos().line
+                    ),
                 ));
             }
         }
@@ -55,7 +65,10 @@ impl<'a> Doc<'a> {
     pub fn mapping<'n>(&self, key: &str, v: &'n Node, shape: &str) -> Result<&'n [(Node, Node)], ScenarioError> {
         match v {
             Node::Map { entries, .. } => Ok(entries),
-            other => Err(self.err(other.pos(), format!("`{key}` must be a mapping, like {shape}; got {}", other.describe()))),
+            other => Err(self.err(
+                other.pos(),
+                format!("`{key}` must be a mapping, like {shape}; got {}", other.describe()),
+            )),
         }
     }
 
@@ -63,7 +76,10 @@ impl<'a> Doc<'a> {
     pub fn string(&self, key: &str, v: &Node) -> Result<String, ScenarioError> {
         match v {
             Node::Scalar { text, .. } if !v.is_null() => Ok(text.clone()),
-            other => Err(self.err(other.pos(), format!("`{key}` must be a string, got {}", other.describe()))),
+            other => Err(self.err(
+                other.pos(),
+                format!("`{key}` must be a string, got {}", other.describe()),
+            )),
         }
     }
 
@@ -79,22 +95,23 @@ impl<'a> Doc<'a> {
     /// A whole number from `min` to `max`, written plainly (a quoted "5" is a
     /// string, as in YAML).
     pub fn uint(&self, key: &str, v: &Node, min: u64, max: u64) -> Result<u64, ScenarioError> {
-        let range = if max == u64::MAX { format!("of at least {min}") } else { format!("from {min} to {max}") };
-        let text = match v {
-            Node::Scalar { text, plain: true, .. } => text.strip_prefix('+').unwrap_or(text),
-            other => {
-                return Err(self.err(
-                    other.pos(),
-                    format!("`{key}` must be a whole number {range}, got {}", other.describe()),
-                ))
+        let digits = match v {
+            Node::Scalar { text, plain: true, .. } => {
+                let t = text.strip_prefix('+').unwrap_or(text);
+                Some(t).filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
             }
+            _ => None,
         };
-        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(self.err(v.pos(), format!("`{key}` must be a whole number {range}, got {}", v.describe())));
-        }
-        match text.parse::<u64>() {
-            Ok(n) if n >= min && n <= max => Ok(n),
-            _ => Err(self.err(v.pos(), format!("`{key}` must be {range}, got {text}"))),
+        let Some(digits) = digits else {
+            return Err(self.err(
+                v.pos(),
+                format!("`{key}` must be a whole number of at least {min}, got {}", v.describe()),
+            ));
+        };
+        match digits.parse::<u64>() {
+            Ok(n) if n < min => Err(self.err(v.pos(), format!("`{key}` must be at least {min}, got {n}"))),
+            Ok(n) if n <= max => Ok(n),
+            _ => Err(self.err(v.pos(), format!("`{key}` must be at most {max}, got {digits}"))),
         }
     }
 
@@ -106,7 +123,10 @@ impl<'a> Doc<'a> {
         match v {
             Node::Scalar { text, plain: true, .. } if matches!(text.as_str(), "true" | "True" | "TRUE") => Ok(true),
             Node::Scalar { text, plain: true, .. } if matches!(text.as_str(), "false" | "False" | "FALSE") => Ok(false),
-            other => Err(self.err(other.pos(), format!("`{key}` must be true or false, got {}", other.describe()))),
+            other => Err(self.err(
+                other.pos(),
+                format!("`{key}` must be true or false, got {}", other.describe()),
+            )),
         }
     }
 
@@ -114,12 +134,17 @@ impl<'a> Doc<'a> {
     /// the message ("unknown player kind `minmax`; did you mean ...").
     pub fn choice(&self, key: &str, what: &str, v: &Node, allowed: &[&str]) -> Result<usize, ScenarioError> {
         match v {
-            Node::Scalar { text, .. } => {
-                allowed.iter().position(|a| a == text).ok_or_else(|| self.err(v.pos(), unknown_message(what, text, "", allowed)))
-            }
+            Node::Scalar { text, .. } => allowed
+                .iter()
+                .position(|a| a == text)
+                .ok_or_else(|| self.err(v.pos(), unknown_message(what, text, "", allowed))),
             other => Err(self.err(
                 other.pos(),
-                format!("`{key}` must be one of: {}; got {}", allowed.join(", "), other.describe()),
+                format!(
+                    "`{key}` must be one of: {}; got {}",
+                    allowed.join(", "),
+                    other.describe()
+                ),
             )),
         }
     }
@@ -130,7 +155,10 @@ impl<'a> Doc<'a> {
             Node::Scalar { text, .. } => parse_duration(text).map_err(|e| self.err(v.pos(), format!("`{key}`: {e}"))),
             other => Err(self.err(
                 other.pos(),
-                format!("`{key}` must be a duration like 30s, 500ms, 2m or 1h, got {}", other.describe()),
+                format!(
+                    "`{key}` must be a duration like 30s, 500ms, 2m or 1h, got {}",
+                    other.describe()
+                ),
             )),
         }
     }

@@ -103,7 +103,12 @@ pub(crate) mod reference {
 
     /// Negamax value for `me` (to move) of a position that is not over.
     pub fn negamax(board: &Board, me: usize, other: usize, depth: u32) -> i32 {
-        board.legal_moves().into_iter().map(|c| move_score(board, me, other, c, depth - 1)).max().expect("a legal move")
+        board
+            .legal_moves()
+            .into_iter()
+            .map(|c| move_score(board, me, other, c, depth - 1))
+            .max()
+            .expect("a legal move")
     }
 
     /// Every column's score (`None` when full) at `depth` ≥ 1 and the chosen
@@ -111,7 +116,11 @@ pub(crate) mod reference {
     pub fn scores(board: &Board, to_move: usize, depth: u32) -> (usize, Vec<Option<i32>>) {
         let other = 1 - to_move;
         let scores: Vec<Option<i32>> = (0..board.cols())
-            .map(|c| board.is_legal(c).then(|| move_score(board, to_move, other, c, depth - 1)))
+            .map(|c| {
+                board
+                    .is_legal(c)
+                    .then(|| move_score(board, to_move, other, c, depth - 1))
+            })
             .collect();
         let mut best: Option<(i32, usize)> = None;
         for (c, s) in scores.iter().enumerate() {
@@ -148,8 +157,7 @@ pub fn midgame_positions(count: usize, seed: u64) -> Vec<Vec<usize>> {
                 break;
             }
         }
-        let immediate_win =
-            (0..7).any(|c| pos.is_legal(&geo, c) && pos.play(&geo, c).1 == Status::Won);
+        let immediate_win = (0..7).any(|c| pos.is_legal(&geo, c) && pos.play(&geo, c).1 == Status::Won);
         if ok && !immediate_win && !out.contains(&moves) {
             out.push(moves);
         }
@@ -190,8 +198,16 @@ pub fn minimax_bench(
 ) -> std::io::Result<MinimaxBenchFigures> {
     const REPS: usize = 5;
     let mut mm = Minimax::new(depth);
-    writeln!(out, "minimax depth {depth}: {} positions, {REPS} repetitions each", positions.len())?;
-    writeln!(out, "{:>4} {:<18} {:>6} {:>10} {:>10}", "#", "moves", "column", "ms/move", "nodes")?;
+    writeln!(
+        out,
+        "minimax depth {depth}: {} positions, {REPS} repetitions each",
+        positions.len()
+    )?;
+    writeln!(
+        out,
+        "{:>4} {:<18} {:>6} {:>10} {:>10}",
+        "#", "moves", "column", "ms/move", "nodes"
+    )?;
     let mut per_pos = Vec::with_capacity(positions.len());
     let mut chosen = Vec::with_capacity(positions.len());
     for (i, moves) in positions.iter().enumerate() {
@@ -231,8 +247,16 @@ pub fn minimax_bench(
     let fast_same = per_pos.iter().take(nb).sum::<f64>() / nb.max(1) as f64;
     let ratio = baseline_mean_ms / fast_same;
     writeln!(out, "mean {mean_ms:.3} ms/move, median {median_ms:.3} ms/move")?;
-    writeln!(out, "plain negamax {baseline_mean_ms:.1} ms/move on {nb} positions: speed-up ×{ratio:.0}")?;
-    Ok(MinimaxBenchFigures { mean_ms, median_ms, baseline_mean_ms, ratio })
+    writeln!(
+        out,
+        "plain negamax {baseline_mean_ms:.1} ms/move on {nb} positions: speed-up ×{ratio:.0}"
+    )?;
+    Ok(MinimaxBenchFigures {
+        mean_ms,
+        median_ms,
+        baseline_mean_ms,
+        ratio,
+    })
 }
 
 fn median(v: &mut [f64]) -> f64 {

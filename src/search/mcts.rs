@@ -102,8 +102,14 @@ impl Mcts {
                 }
             }
         }
-        let shares = visits.iter().map(|v| v.map(|v| v as f64 / total.max(1) as f64)).collect();
-        (best.expect("MCTS asked to move on a board with no legal move").1, shares)
+        let shares = visits
+            .iter()
+            .map(|v| v.map(|v| v as f64 / total.max(1) as f64))
+            .collect();
+        (
+            best.expect("MCTS asked to move on a board with no legal move").1,
+            shares,
+        )
     }
 }
 

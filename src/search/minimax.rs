@@ -103,7 +103,10 @@ impl Minimax {
     /// A searcher to `depth` plies; depth 0 is treated as 1 (a move must be
     /// chosen, and depth 1 is the least search that scores moves).
     pub fn new(depth: u32) -> Self {
-        Minimax { depth: depth.max(1), engine: None }
+        Minimax {
+            depth: depth.max(1),
+            engine: None,
+        }
     }
 
     pub fn depth(&self) -> u32 {
@@ -255,7 +258,11 @@ impl<B: Bits> Engine<B> {
         let mid = cfg.cols / 2;
         let mut order: Vec<u8> = (0..cfg.cols as u8).collect();
         order.sort_by_key(|&c| ((c as isize - mid as isize).abs(), c));
-        let tt_log2 = if B::CAPACITY <= 64 { TT_LOG2_SMALL } else { TT_LOG2_LARGE };
+        let tt_log2 = if B::CAPACITY <= 64 {
+            TT_LOG2_SMALL
+        } else {
+            TT_LOG2_LARGE
+        };
         Engine {
             len,
             cols: cfg.cols,
@@ -297,7 +304,14 @@ impl<B: Bits> Engine<B> {
             s_mine += self.score(m, o);
             s_theirs += self.score(o, m);
         }
-        Node { mine: p.mine, theirs: p.theirs, heights: p.heights, ply: p.ply, s_mine, s_theirs }
+        Node {
+            mine: p.mine,
+            theirs: p.theirs,
+            heights: p.heights,
+            ply: p.ply,
+            s_mine,
+            s_theirs,
+        }
     }
 
     #[inline]
@@ -375,7 +389,7 @@ impl<B: Bits> Engine<B> {
         }
         let (child, outcome) = self.play(n, col);
         match outcome {
-            Outcome::Won => WIN,
+            Outcome::Won => WIN + rem as i32,
             Outcome::Draw => 0,
             Outcome::Ongoing => -self.search(&child, rem, -beta, -alpha),
         }
@@ -433,7 +447,11 @@ impl<B: Bits> Engine<B> {
             let c_us = c as usize;
             if self.legal(n, c_us) {
                 moves[count] = c;
-                keys[count] = if c == tt_move { u32::MAX } else { self.history[self.cell(n, c_us)] };
+                keys[count] = if c == tt_move {
+                    u32::MAX
+                } else {
+                    self.history[self.cell(n, c_us)]
+                };
                 count += 1;
             }
         }
@@ -490,8 +508,12 @@ impl<B: Bits> Engine<B> {
         // Old cutoffs say less about a new position: decay the history.
         self.history.iter_mut().for_each(|h| *h /= 2);
         let root = self.root(board, to_move);
-        let mut order: Vec<usize> =
-            self.order.iter().map(|&c| c as usize).filter(|&c| self.legal(&root, c)).collect();
+        let mut order: Vec<usize> = self
+            .order
+            .iter()
+            .map(|&c| c as usize)
+            .filter(|&c| self.legal(&root, c))
+            .collect();
         assert!(!order.is_empty(), "minimax asked to move on a board with no legal move");
         let mut best = (-INF, usize::MAX);
         // Iterative deepening: shallow searches fill the table's best moves
@@ -505,9 +527,7 @@ impl<B: Bits> Engine<B> {
                     let a = if c < best.1 { best.0 - 1 } else { best.0 };
                     self.move_value(&root, c, d - 1, a, INF)
                 };
-                let better = best.1 == usize::MAX
-                    || v > best.0
-                    || (v == best.0 && c < best.1);
+                let better = best.1 == usize::MAX || v > best.0 || (v == best.0 && c < best.1);
                 if better {
                     best = (v, c);
                 }
@@ -537,7 +557,10 @@ impl<B: Bits> Engine<B> {
                 }
             }
         }
-        (best.expect("minimax asked to move on a board with no legal move").1, out)
+        (
+            best.expect("minimax asked to move on a board with no legal move").1,
+            out,
+        )
     }
 }
 
@@ -607,18 +630,36 @@ mod tests {
             shapes.push((r, c, w, 4));
         }
         // u128 and B256 boards, shallower (the reference is slow there).
-        shapes.extend([(9, 9, 4, 3), (8, 14, 5, 3), (11, 11, 3, 2), (12, 12, 4, 2), (16, 16, 5, 2), (10, 12, 2, 2)]);
+        shapes.extend([
+            (9, 9, 4, 3),
+            (8, 14, 5, 3),
+            (11, 11, 3, 2),
+            (12, 12, 4, 2),
+            (16, 16, 5, 2),
+            (10, 12, 2, 2),
+        ]);
         for (r, c, w, max_depth) in shapes {
             let cfg = BoardConfig::new(r, c, w).unwrap();
             let plies = rng.gen_range(0..=cfg.cells().min(20));
-            let Some((b, to_move)) = random_position(&mut rng, cfg, plies) else { continue };
+            let Some((b, to_move)) = random_position(&mut rng, cfg, plies) else {
+                continue;
+            };
             let depth = rng.gen_range(1..=max_depth);
             let want = reference::scores(&b, to_move, depth);
             let got = kept[depth as usize].scores(&b, to_move);
-            assert_eq!(got, want, "{cfg} depth {depth} board {:?}", b.to_board_string(&['R', 'Y']));
+            assert_eq!(
+                got,
+                want,
+                "{cfg} depth {depth} board {:?}",
+                b.to_board_string(&['R', 'Y'])
+            );
             let mut fresh = Minimax::new(depth);
             assert_eq!(fresh.choose(&b, to_move), want.0, "{cfg} depth {depth} (fresh)");
-            assert_eq!(kept[depth as usize].choose(&b, to_move), want.0, "{cfg} depth {depth} (kept)");
+            assert_eq!(
+                kept[depth as usize].choose(&b, to_move),
+                want.0,
+                "{cfg} depth {depth} (kept)"
+            );
             checked += 1;
         }
         assert!(checked > 100, "only {checked} positions checked");
@@ -634,7 +675,9 @@ mod tests {
         let mut done = 0;
         while done < 3 {
             let plies = rng.gen_range(4..=14);
-            let Some((b, to_move)) = random_position(&mut rng, cfg, plies) else { continue };
+            let Some((b, to_move)) = random_position(&mut rng, cfg, plies) else {
+                continue;
+            };
             let want = reference::scores(&b, to_move, 6);
             assert_eq!(mm.choose(&b, to_move), want.0);
             assert_eq!(mm.scores(&b, to_move), want);
@@ -689,8 +732,11 @@ mod tests {
     #[test]
     fn depth_8_beats_depth_2() {
         let cfg = BoardConfig::default();
-        let openings: Vec<Vec<usize>> =
-            crate::game::openings::all_openings(cfg, 2).into_iter().step_by(5).take(10).collect();
+        let openings: Vec<Vec<usize>> = crate::game::openings::all_openings(cfg, 2)
+            .into_iter()
+            .step_by(5)
+            .take(10)
+            .collect();
         assert_eq!(openings.len(), 10);
         let (mut strong, mut weak) = (Minimax::new(8), Minimax::new(2));
         let mut wins = 0;
@@ -702,11 +748,89 @@ mod tests {
                     let col = p.choose(g.board(), seat);
                     g.submit(Answer::Column(col as i64));
                 }
+                eprintln!(
+                    "{opening:?} strong {strong_seat}: {:?} moves {:?}",
+                    g.outcome().unwrap().winner,
+                    g.moves()
+                );
                 if g.outcome().unwrap().winner == Some(strong_seat) {
                     wins += 1;
                 }
             }
         }
         assert!(wins >= 16, "depth 8 won only {wins} of 20 games against depth 2");
+    }
+}
+#[cfg(test)]
+mod diag {
+    use super::*;
+    use crate::search::bench::reference;
+    #[test]
+    #[ignore]
+    fn diag_game() {
+        let moves = [
+            6, 3, 3, 6, 2, 2, 3, 3, 2, 2, 3, 4, 2, 2, 3, 0, 6, 5, 6, 6, 6, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 5, 4, 4,
+        ];
+        let cfg = BoardConfig::default();
+        for k in (13..34).step_by(2) {
+            let mut b = Board::new(cfg);
+            for (i, &c) in moves[..k].iter().enumerate() {
+                b.drop_piece(c, i % 2).unwrap();
+            }
+            let t = std::time::Instant::now();
+            let want = reference::scores(&b, 1, 8);
+            let got = Minimax::new(8).scores(&b, 1);
+            let ch = Minimax::new(8).choose(&b, 1);
+            eprintln!(
+                "ply {k}: played {} ref {:?} got {:?} choose {ch} ({:?})",
+                moves[k],
+                want,
+                got,
+                t.elapsed()
+            );
+        }
+    }
+}
+#[cfg(test)]
+mod diag2 {
+    use super::*;
+    use crate::game::{Answer, Game};
+    #[test]
+    #[ignore]
+    fn diag_all_openings() {
+        let cfg = BoardConfig::default();
+        for plies in [0usize, 1, 2] {
+            let openings = crate::game::openings::all_openings(cfg, plies);
+            let (mut strong, mut weak) = (Minimax::new(8), Minimax::new(2));
+            let (mut w, mut d, mut l) = (0, 0, 0);
+            let mut per = Vec::new();
+            for opening in &openings {
+                let mut s = String::new();
+                for strong_seat in 0..2 {
+                    let mut g = Game::with_opening(cfg, 2, 1, opening).unwrap();
+                    while let Some(seat) = g.to_move() {
+                        let p = if seat == strong_seat { &mut strong } else { &mut weak };
+                        let col = p.choose(g.board(), seat);
+                        g.submit(Answer::Column(col as i64));
+                    }
+                    match g.outcome().unwrap().winner {
+                        Some(x) if x == strong_seat => {
+                            w += 1;
+                            s.push('W')
+                        }
+                        None => {
+                            d += 1;
+                            s.push('D')
+                        }
+                        _ => {
+                            l += 1;
+                            s.push('L')
+                        }
+                    }
+                }
+                per.push(format!("{opening:?}{s}"));
+            }
+            eprintln!("plies {plies}: W {w} D {d} L {l}\n{}", per.join(" "));
+        }
     }
 }

@@ -1,0 +1,66 @@
+//! Helpers shared by the end-to-end tests: write a scenario to a temp dir,
+//! run c4sim on it, parse its `--json` stream.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::PathBuf;
+
+pub struct Scenario {
+    pub dir: tempfile::TempDir,
+    pub path: PathBuf,
+}
+
+/// Writes `yaml` as a scenario file in a fresh temp dir.
+pub fn scenario(yaml: &str) -> Scenario {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scenario.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    Scenario { dir, path }
+}
+
+pub fn c4sim() -> Command {
+    let mut c = Command::cargo_bin("c4sim").unwrap();
+    c.env_remove("RUST_LOG").env("NO_COLOR", "1");
+    c
+}
+
+/// Runs `c4sim run FILE --json` and returns the events.
+pub fn run_json(yaml: &str) -> Vec<Value> {
+    let sc = scenario(yaml);
+    let out = c4sim()
+        .args(["run", sc.path.to_str().unwrap(), "--json"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "c4sim failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    parse_events(&out.stdout)
+}
+
+pub fn parse_events(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect()
+}
+
+pub fn events<'a>(all: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    all.iter().filter(|e| e["event"] == kind).collect()
+}
+
+pub fn game_overs(all: &[Value]) -> Vec<&Value> {
+    events(all, "game_over")
+}
+
+/// Whether a process is still running (a zombie waiting to be reaped counts
+/// as gone: it runs no code and holds no resources but its table entry).
+pub fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit(')').next().and_then(|s| s.split_whitespace().next()) != Some("Z"),
+        Err(_) => false,
+    }
+}
