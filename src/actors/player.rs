@@ -26,7 +26,7 @@ pub struct HumanSeat {
 pub enum Inner {
     Bot(Box<dyn Strategy>),
     Human(HumanSeat),
-    External(ExternalProcess),
+    External(Box<ExternalProcess>),
 }
 
 pub struct PlayerActor {

@@ -59,14 +59,14 @@ pub fn start_player(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> 
                 prompt_to_stderr: out.json,
             })
         }
-        PlayerKind::External => Inner::External(ExternalProcess::new(
+        PlayerKind::External => Inner::External(Box::new(ExternalProcess::new(
             spec.name.clone(),
             Launch {
                 command: spec.command.clone(),
                 cwd: spec.cwd.clone(),
                 env: spec.env.clone().into_iter().collect(),
             },
-        )),
+        ))),
         _ => Inner::Bot(build_strategy(spec, seed).ok_or_else(|| {
             format!(
                 "player kind `{}` is not available in this build yet",

@@ -317,9 +317,10 @@ fn build_player(
     let kind = match field("kind") {
         Some(f) => KINDS[f.doc().choice("kind", "player kind", f.value, &PlayerKind::NAMES)?],
         None => {
-            let nor = profile
-                .map(|p| format!(" (nor does its profile `{}`)", p.name))
-                .unwrap_or_default();
+            let nor = match profile {
+                Some(p) if !entry.is_empty() => format!(" (nor does its profile `{}`)", p.name),
+                _ => String::new(),
+            };
             return Err(entry_doc.err(
                 entry_pos,
                 format!(
@@ -536,7 +537,7 @@ pub(crate) fn parse_player_spec_with(spec: &str, lookup: &ProfileLookup) -> Resu
             Pos::START,
             &[],
             Some(&profile),
-            "the player profile",
+            &format!("profile `{}`", profile.name),
         );
     }
     if !inline && is_word {
@@ -547,7 +548,7 @@ pub(crate) fn parse_player_spec_with(spec: &str, lookup: &ProfileLookup) -> Resu
                 Pos::START,
                 &[],
                 Some(&profile),
-                "the player profile",
+                &format!("profile `{}`", profile.name),
             );
         }
         if let Some(i) = PlayerKind::NAMES.iter().position(|k| *k == s) {
@@ -590,4 +591,22 @@ pub(crate) fn parse_player_spec_with(spec: &str, lookup: &ProfileLookup) -> Resu
         ));
     }
     parse_entry(doc, &root, lookup, "the --player spec", " in --player")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_agree() {
+        for (k, n) in KINDS.iter().zip(PlayerKind::NAMES) {
+            assert_eq!(k.as_str(), n);
+        }
+        assert_eq!(&ENTRY_KEYS[1..], PROFILE_KEYS);
+        assert_eq!(keys_for(PlayerKind::Random), ["name", "kind", "move_time"]);
+        assert_eq!(
+            keys_for(PlayerKind::External),
+            ["name", "kind", "command", "cwd", "env", "move_time"]
+        );
+    }
 }

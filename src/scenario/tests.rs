@@ -560,3 +560,20 @@ fn player_spec_suggests_a_kind() {
         ],
     );
 }
+
+#[test]
+fn player_spec_profile_without_kind() {
+    let dir = profile_tree();
+    let lookup = ProfileLookup::in_dirs(vec![dir.path().join("players")]);
+    let e = parse_player_spec_with("nokind", &lookup).unwrap_err();
+    assert!(e.file.ends_with("players/nokind.yaml"), "{e}");
+    assert_err(&e, 1, 1, &["profile `nokind` has no `kind`; allowed kinds: human"]);
+    let e = parse_player_spec_with("{use: nokind}", &lookup).unwrap_err();
+    assert_eq!(e.file, PathBuf::from("--player"));
+    assert_err(
+        &e,
+        1,
+        1,
+        &["the --player spec has no `kind` (nor does its profile `nokind`)"],
+    );
+}

@@ -18,6 +18,7 @@ use std::time::Instant;
 /// the tests compare [`Minimax`] with it and the bench times it as baseline.
 pub(crate) mod reference {
     use crate::game::Board;
+    use crate::search::minimax::LeafView;
 
     pub const WIN: i32 = 1000;
 
@@ -87,7 +88,9 @@ pub(crate) mod reference {
 
     /// Score for `me` of dropping into `col`, then `rem` more plies with
     /// `other` to move next; terminal positions come before the depth limit.
-    pub fn move_score(board: &Board, me: usize, other: usize, col: usize, rem: u32) -> i32 {
+    /// At the limit the heuristic is taken from `view`'s side, negated when
+    /// that side is `other`.
+    pub fn move_score(board: &Board, me: usize, other: usize, col: usize, rem: u32, view: LeafView) -> i32 {
         let mut b = board.clone();
         let row = b.drop_piece(col, me).expect("legal column");
         if b.wins_at(row, col) {
@@ -95,31 +98,34 @@ pub(crate) mod reference {
         } else if b.is_full() {
             0
         } else if rem == 0 {
-            -heuristic(&b, other)
+            match view {
+                LeafView::Mover => heuristic(&b, me),
+                LeafView::ToMove => -heuristic(&b, other),
+            }
         } else {
-            -negamax(&b, other, me, rem)
+            -negamax(&b, other, me, rem, view)
         }
     }
 
     /// Negamax value for `me` (to move) of a position that is not over.
-    pub fn negamax(board: &Board, me: usize, other: usize, depth: u32) -> i32 {
+    pub fn negamax(board: &Board, me: usize, other: usize, depth: u32, view: LeafView) -> i32 {
         board
             .legal_moves()
             .into_iter()
-            .map(|c| move_score(board, me, other, c, depth - 1))
+            .map(|c| move_score(board, me, other, c, depth - 1, view))
             .max()
             .expect("a legal move")
     }
 
     /// Every column's score (`None` when full) at `depth` ≥ 1 and the chosen
     /// column: the highest score, ties to the lowest column. Two seats.
-    pub fn scores(board: &Board, to_move: usize, depth: u32) -> (usize, Vec<Option<i32>>) {
+    pub fn scores(board: &Board, to_move: usize, depth: u32, view: LeafView) -> (usize, Vec<Option<i32>>) {
         let other = 1 - to_move;
         let scores: Vec<Option<i32>> = (0..board.cols())
             .map(|c| {
                 board
                     .is_legal(c)
-                    .then(|| move_score(board, to_move, other, c, depth - 1))
+                    .then(|| move_score(board, to_move, other, c, depth - 1, view))
             })
             .collect();
         let mut best: Option<(i32, usize)> = None;
@@ -237,7 +243,7 @@ pub fn minimax_bench(
     for (i, moves) in positions.iter().take(nb).enumerate() {
         let board = board_of(moves);
         let t = Instant::now();
-        let (col, _) = reference::scores(&board, moves.len() % 2, depth);
+        let (col, _) = reference::scores(&board, moves.len() % 2, depth, mm.view());
         let ms = t.elapsed().as_secs_f64() * 1e3;
         base_total += ms;
         let agree = if col == chosen[i] { "agrees" } else { "DIFFERS" };
