@@ -1,7 +1,7 @@
 //! `c4sim bench`: performance figures measured against a baseline in the
 //! same run, so a noisy machine still gives honest ratios.
 
-use crate::actors::messages::{PlayGame, Seat};
+use crate::actors::messages::{PlayGame, PlayerHandle, Seat};
 use crate::actors::player::bot;
 use crate::actors::referee::Referee;
 use crate::game::{BoardConfig, Game, DEFAULT_LETTERS};
@@ -68,12 +68,12 @@ pub async fn through_actors(games: u64, seed: u64) -> u64 {
         let seats = vec![
             Seat {
                 name: "A".into(),
-                player: a.clone(),
+                player: PlayerHandle::of(&a),
                 move_time: Some(Duration::from_secs(30)),
             },
             Seat {
                 name: "B".into(),
-                player: b.clone(),
+                player: PlayerHandle::of(&b),
                 move_time: Some(Duration::from_secs(30)),
             },
         ];

@@ -5,10 +5,13 @@
 
 pub mod actors;
 pub mod analyze;
+pub mod az;
 pub mod bench;
 pub mod game;
+pub mod net;
 pub mod players;
 pub mod record;
 pub mod render;
 pub mod scenario;
 pub mod search;
+pub mod tournament;

@@ -120,19 +120,21 @@ fn run(file: &std::path::Path, json: bool) -> u8 {
             return 2;
         }
     };
-    if sc.mode != Mode::Match {
-        eprintln!(
-            "{}: mode `{}` is not available in this build yet (available: match)",
-            file.display(),
-            format!("{:?}", sc.mode).to_lowercase()
-        );
-        return 2;
+    match sc.mode {
+        Mode::Match => run_match_mode(&sc, json),
+        Mode::Tournament => c4sim::tournament::run_tournament(&sc, json),
+        Mode::Train => c4sim::az::run_train(&sc, json),
+        Mode::Serve => c4sim::net::run_serve(&sc, json),
+        Mode::Join => c4sim::net::run_join(&sc, json),
     }
-    let out = Output::for_scenario(&sc, json);
+}
+
+fn run_match_mode(sc: &scenario::Scenario, json: bool) -> u8 {
+    let out = Output::for_scenario(sc, json);
     let sys = actix::System::new();
     let result = sys.block_on(async {
         tokio::select! {
-            r = run_match(&sc, out) => Some(r),
+            r = run_match(sc, out) => Some(r),
             _ = tokio::signal::ctrl_c() => None,
         }
     });

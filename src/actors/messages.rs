@@ -67,8 +67,40 @@ pub struct PlayGame {
 #[derive(Clone)]
 pub struct Seat {
     pub name: String,
-    pub player: Addr<crate::actors::player::PlayerActor>,
+    pub player: PlayerHandle,
     pub move_time: Option<Duration>,
+}
+
+/// The messages a referee sends to a player, as recipients, so any actor
+/// that handles them can sit at a table: the local player actor, a network
+/// seat of the lobby server, a test double.
+#[derive(Clone)]
+pub struct PlayerHandle {
+    pub turn: Recipient<YourTurn>,
+    pub abandon: Recipient<Abandon>,
+    pub new_game: Recipient<NewGame>,
+    pub ended: Recipient<GameEnded>,
+    pub shutdown: Recipient<Shutdown>,
+}
+
+impl PlayerHandle {
+    pub fn of<A>(addr: &Addr<A>) -> Self
+    where
+        A: Actor<Context = Context<A>>
+            + Handler<YourTurn>
+            + Handler<Abandon>
+            + Handler<NewGame>
+            + Handler<GameEnded>
+            + Handler<Shutdown>,
+    {
+        PlayerHandle {
+            turn: addr.clone().recipient(),
+            abandon: addr.clone().recipient(),
+            new_game: addr.clone().recipient(),
+            ended: addr.clone().recipient(),
+            shutdown: addr.clone().recipient(),
+        }
+    }
 }
 
 /// What happens in a game, for whoever shows or records it.

@@ -45,8 +45,7 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
     let names: Vec<String> = msg.seats.iter().map(|s| s.name.clone()).collect();
     for (seat, s) in msg.seats.iter().enumerate() {
         let _ = s
-            .player
-            .send(NewGame {
+            .player.new_game.send(NewGame {
                 game: msg.game,
                 seat,
                 seed: derive_seed(msg.seed, msg.game, seat as u64),
@@ -82,13 +81,13 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
             tries_left: game.max_invalid() - game.invalid_this_turn(),
         };
         let s = &msg.seats[seat];
-        let request = s.player.send(YourTurn(view));
+        let request = s.player.turn.send(YourTurn(view));
         let reply = match s.move_time {
             None => Some(request.await),
             Some(limit) => match tokio::time::timeout(limit, request).await {
                 Ok(r) => Some(r),
                 Err(_) => {
-                    s.player.do_send(Abandon);
+                    s.player.abandon.do_send(Abandon);
                     None
                 }
             },
@@ -170,7 +169,7 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
             reason: record.reason_for(seat),
         };
         // Bounded: a search still running after a timeout must not hold up the run.
-        let _ = tokio::time::timeout(Duration::from_secs(2), s.player.send(ended)).await;
+        let _ = tokio::time::timeout(Duration::from_secs(2), s.player.ended.send(ended)).await;
     }
     if has_sinks {
         emit(

@@ -118,7 +118,7 @@ pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, St
                 let i = (s + shift) % n;
                 Seat {
                     name: sc.players[i].name.clone(),
-                    player: actors[i].clone(),
+                    player: PlayerHandle::of(&actors[i]),
                     move_time: move_time_of(&sc.players[i], sc),
                 }
             })

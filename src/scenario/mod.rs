@@ -8,10 +8,13 @@
 
 mod duration;
 mod error;
+pub mod net;
 mod parse;
 mod players;
 #[cfg(test)]
 mod tests;
+pub mod tournament;
+pub mod train;
 mod tree;
 pub mod types;
 mod value;

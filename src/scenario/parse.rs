@@ -19,7 +19,7 @@
 //! | `players` | list of player entries | two `{kind: random}` players |
 //! | `match.games` | whole number ≥ 1 | `1` |
 //! | `match.swap_colors` | `true` \| `false` | `true` |
-//! | `tournament`, `report`, `train`, `server`, `join` | mapping, kept raw | absent |
+//! | `tournament`, `report`, `train`, `server`, `join` | mapping, typed by each mode's own parser | absent |
 //!
 //! With `mode: match` there must be 2 to 9 players.
 //!
@@ -42,10 +42,9 @@
 //! looked up in `players/` beside the scenario, then in `players/` of the
 //! scenario's parent directory, then in `./players`.
 //!
-//! The sections of the modes that are not typed yet (`tournament`, `report`,
-//! `train`, `server`, `join`) must be mappings and are stored as
-//! [`serde_yaml::Value`]s; their own code checks their keys (and can use
-//! [`super::locate`] for positions).
+//! The sections of the other modes are parsed by their own modules:
+//! `tournament.rs` (`tournament`, `report`), `train.rs` (`train`) and
+//! `net.rs` (`server`, `join`), with the same located errors.
 
 use super::players::{self, ProfileLookup};
 use super::tree::{self, Node, Pos};
@@ -76,7 +75,6 @@ const BOARD_KEYS: [&str; 3] = ["rows", "cols", "win_length"];
 const LIMITS_KEYS: [&str; 2] = ["move_time", "max_invalid_moves"];
 const MATCH_KEYS: [&str; 2] = ["games", "swap_colors"];
 /// Sections of modes typed elsewhere: checked to be mappings, kept raw.
-const RAW_SECTIONS: [&str; 5] = ["tournament", "report", "train", "server", "join"];
 
 const MODES: [&str; 5] = ["match", "tournament", "train", "serve", "join"];
 const RENDERS: [&str; 4] = ["emoji", "fullwidth", "ascii", "none"];
@@ -173,25 +171,12 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     }
     let match_settings = parse_match(doc, top)?;
 
-    let mut raw: [Option<serde_yaml::Value>; 5] = Default::default();
-    let mut full: Option<serde_yaml::Value> = None;
-    for (slot, key) in raw.iter_mut().zip(RAW_SECTIONS) {
-        let Some((_, v)) = get(top, key) else {
-            continue;
-        };
-        doc.mapping(key, v, &format!("`{key}:` followed by indented keys"))?;
-        if full.is_none() {
-            full = Some(serde_yaml::from_str(src).map_err(|e| {
-                let pos = e.location().map_or(Pos::START, |l| Pos {
-                    line: l.line(),
-                    column: l.column(),
-                });
-                doc.err(pos, format!("invalid YAML: {e}"))
-            })?);
-        }
-        *slot = full.as_ref().and_then(|f| f.get(key)).cloned();
-    }
-    let [tournament, report, train, server, join] = raw;
+    // Each mode's section has its own typed parser, owned by that mode.
+    let tournament = section(top, "tournament", |v| super::tournament::parse_tournament(doc, v))?;
+    let report = section(top, "report", |v| super::tournament::parse_report(doc, v))?;
+    let train = section(top, "train", |v| super::train::parse_train(doc, v))?;
+    let server = section(top, "server", |v| super::net::parse_server(doc, v))?;
+    let join = section(top, "join", |v| super::net::parse_join(doc, v))?;
 
     Ok(Scenario {
         path: path.to_path_buf(),
@@ -210,6 +195,15 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         server,
         join,
     })
+}
+
+/// A mode's section, parsed by its own parser when the key is present.
+fn section<T>(
+    top: &[(Node, Node)],
+    key: &str,
+    parse: impl FnOnce(&Node) -> Result<T, ScenarioError>,
+) -> Result<Option<T>, ScenarioError> {
+    get(top, key).map(|(_, v)| parse(v)).transpose()
 }
 
 /// `board`, checked against rules.md. The error points at the key the

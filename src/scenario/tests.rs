@@ -116,16 +116,9 @@ join: { server: "127.0.0.1:7878", matches: 5 }
     assert_eq!(p[4].cwd, Some(PathBuf::from("bots")));
     assert_eq!(p[4].env.get("RUST_LOG").map(String::as_str), Some("debug"));
     assert_eq!(p[4].env.get("N").map(String::as_str), Some("5"));
-    let t = s.tournament.unwrap();
-    assert_eq!(t.get("schedule").and_then(|v| v.as_str()), Some("round-robin"));
-    assert_eq!(t.get("games_per_pair").and_then(|v| v.as_u64()), Some(20));
-    assert!(s.report.unwrap().get("formats").unwrap().is_sequence());
-    assert_eq!(s.train.unwrap().get("iterations").and_then(|v| v.as_u64()), Some(50));
-    assert_eq!(
-        s.server.unwrap().get("bind").and_then(|v| v.as_str()),
-        Some("127.0.0.1:7878")
-    );
-    assert_eq!(s.join.unwrap().get("matches").and_then(|v| v.as_u64()), Some(5));
+    // Each mode's section is present; its own module's tests check its keys.
+    assert!(s.tournament.is_some() && s.report.is_some() && s.train.is_some());
+    assert!(s.server.is_some() && s.join.is_some());
 }
 
 #[test]

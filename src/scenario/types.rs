@@ -122,11 +122,11 @@ pub struct Scenario {
     pub color: ColorChoice,
     pub players: Vec<PlayerSpec>,
     pub match_settings: MatchSettings,
-    /// The raw sections of the other modes, validated by their own issues'
-    /// code; kept as YAML values until those modes exist.
-    pub tournament: Option<serde_yaml::Value>,
-    pub report: Option<serde_yaml::Value>,
-    pub train: Option<serde_yaml::Value>,
-    pub server: Option<serde_yaml::Value>,
-    pub join: Option<serde_yaml::Value>,
+    /// The sections of the other modes, each typed by its own parser;
+    /// `None` where the key is absent (the mode then uses its defaults).
+    pub tournament: Option<super::tournament::TournamentSettings>,
+    pub report: Option<super::tournament::ReportSettings>,
+    pub train: Option<super::train::TrainSettings>,
+    pub server: Option<super::net::ServerSettings>,
+    pub join: Option<super::net::JoinSettings>,
 }

@@ -485,6 +485,13 @@ impl<B: Bits> Engine<B> {
                 _ => {}
             }
             tt_move = e.best;
+        } else if depth >= 4 {
+            // The previous iteration searched this position two plies
+            // shallower: its best move is a good first guess.
+            let e = self.tt[self.tt_index(n, depth - 2)];
+            if e.generation == self.generation && e.mine == n.mine && e.theirs == n.theirs && e.depth as u32 == depth - 2 {
+                tt_move = e.best;
+            }
         }
         // Move order: table move, then by history, then centre-first.
         let mut moves = [0u8; MAX_SIDE];
@@ -557,7 +564,7 @@ impl<B: Bits> Engine<B> {
         let mut best = (-INF, usize::MAX);
         // Iterative deepening: shallow searches fill the table's best moves
         // and order the root, which makes the deep search prune far more.
-        for d in 1..=depth {
+        for d in (1..=depth).filter(|d| d % 2 == depth % 2) {
             best = (-INF, usize::MAX);
             for &c in &order {
                 let v = if best.1 == usize::MAX {
@@ -658,8 +665,14 @@ mod tests {
     /// positions (its table must never leak a value between them).
     #[test]
     fn equals_plain_negamax_on_random_positions() {
-        let mut rng = ChaCha8Rng::seed_from_u64(7);
-        let mut kept: Vec<Minimax> = (0..=4).map(Minimax::new).collect();
+        for view in [LeafView::Mover, LeafView::ToMove] {
+            equals_plain_negamax(view, 7);
+        }
+    }
+
+    fn equals_plain_negamax(view: LeafView, seed: u64) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut kept: Vec<Minimax> = (0..=4).map(|d| Minimax::with_view(d, view)).collect();
         let mut checked = 0;
         let mut shapes: Vec<(usize, usize, usize, u32)> = Vec::new();
         for _ in 0..160 {
@@ -674,10 +687,10 @@ mod tests {
             let plies = rng.gen_range(0..=cfg.cells().min(20));
             let Some((b, to_move)) = random_position(&mut rng, cfg, plies) else { continue };
             let depth = rng.gen_range(1..=max_depth);
-            let want = reference::scores(&b, to_move, depth);
+            let want = reference::scores(&b, to_move, depth, view);
             let got = kept[depth as usize].scores(&b, to_move);
-            assert_eq!(got, want, "{cfg} depth {depth} board {:?}", b.to_board_string(&['R', 'Y']));
-            let mut fresh = Minimax::new(depth);
+            assert_eq!(got, want, "{view:?} {cfg} depth {depth} board {:?}", b.to_board_string(&['R', 'Y']));
+            let mut fresh = Minimax::with_view(depth, view);
             assert_eq!(fresh.choose(&b, to_move), want.0, "{cfg} depth {depth} (fresh)");
             assert_eq!(kept[depth as usize].choose(&b, to_move), want.0, "{cfg} depth {depth} (kept)");
             checked += 1;
@@ -691,12 +704,14 @@ mod tests {
     fn equals_plain_negamax_deeper_on_6x7() {
         let cfg = BoardConfig::default();
         let mut rng = ChaCha8Rng::seed_from_u64(11);
-        let mut mm = Minimax::new(6);
+        let views = [LeafView::Mover, LeafView::ToMove];
+        let mut searchers = views.map(|v| Minimax::with_view(6, v));
         let mut done = 0;
-        while done < 3 {
+        while done < 4 {
             let plies = rng.gen_range(4..=14);
             let Some((b, to_move)) = random_position(&mut rng, cfg, plies) else { continue };
-            let want = reference::scores(&b, to_move, 6);
+            let mm = &mut searchers[done % 2];
+            let want = reference::scores(&b, to_move, 6, views[done % 2]);
             assert_eq!(mm.choose(&b, to_move), want.0);
             assert_eq!(mm.scores(&b, to_move), want);
             done += 1;
