@@ -26,6 +26,9 @@ enum Command {
         /// One JSON object per event on standard output instead of the board.
         #[arg(long)]
         json: bool,
+        /// Tournaments: start over instead of resuming from the report directory.
+        #[arg(long)]
+        fresh: bool,
     },
     /// Check a scenario file without running it.
     Validate { file: PathBuf },
@@ -40,6 +43,10 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+    /// Run a lobby server (spec/lobby-protocol.md) from flags: `mode: serve` without a file.
+    Serve(c4sim::net::cli::ServeArgs),
+    /// Join a lobby server with c4sim players as clients: `mode: join` without a file.
+    Join(c4sim::net::cli::JoinArgs),
     /// Measure performance against a baseline in the same run.
     Bench {
         #[command(subcommand)]
@@ -49,6 +56,8 @@ enum Command {
 
 #[derive(Subcommand)]
 enum BenchWhat {
+    /// Load on a lobby server in another process: clients, matches/s, move latency percentiles.
+    Lobby(c4sim::net::bench::LobbyArgs),
     /// Minimax time per move on fixed mid-game 7×6 positions, against plain negamax.
     Minimax {
         #[arg(long, default_value_t = 8)]
@@ -87,7 +96,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logs(cli.verbose);
     let code = match cli.command {
-        Command::Run { file, json } => run(&file, json),
+        Command::Run { file, json, fresh } => run(&file, json, fresh),
         Command::Validate { file } => match scenario::load(&file) {
             Ok(sc) => {
                 println!(
@@ -106,13 +115,15 @@ fn main() -> ExitCode {
         },
         Command::Analyze { player, board, seed } => analyze(&player, &board, seed),
         Command::Bench { what } => bench(what),
+        Command::Serve(args) => c4sim::net::cli::serve(&args),
+        Command::Join(args) => c4sim::net::cli::join(&args),
     };
     c4sim::players::external::kill_all_children();
     let _ = std::io::stdout().flush();
     ExitCode::from(code)
 }
 
-fn run(file: &std::path::Path, json: bool) -> u8 {
+fn run(file: &std::path::Path, json: bool, fresh: bool) -> u8 {
     let sc = match scenario::load(file) {
         Ok(sc) => sc,
         Err(e) => {
@@ -122,7 +133,7 @@ fn run(file: &std::path::Path, json: bool) -> u8 {
     };
     match sc.mode {
         Mode::Match => run_match_mode(&sc, json),
-        Mode::Tournament => c4sim::tournament::run_tournament(&sc, json),
+        Mode::Tournament => c4sim::tournament::run_tournament(&sc, json, fresh),
         Mode::Train => c4sim::az::run_train(&sc, json),
         Mode::Serve => c4sim::net::run_serve(&sc, json),
         Mode::Join => c4sim::net::run_join(&sc, json),
@@ -189,6 +200,7 @@ fn analyze(player: &str, board: &str, seed: u64) -> u8 {
 
 fn bench(what: BenchWhat) -> u8 {
     match what {
+        BenchWhat::Lobby(args) => c4sim::net::bench::run(&args),
         BenchWhat::Minimax {
             depth,
             positions,

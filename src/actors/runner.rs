@@ -44,15 +44,11 @@ impl Output {
     }
 }
 
-/// Starts the actor for one player entry.
-pub fn start_player(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Addr<PlayerActor>, String> {
-    let inner = match spec.kind {
+/// Builds what a player actor wraps for one player entry.
+pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Inner, String> {
+    Ok(match spec.kind {
         PlayerKind::Human => {
-            let look_style = if out.style == RenderStyle::None {
-                RenderStyle::Ascii
-            } else {
-                out.style
-            };
+            let look_style = if out.style == RenderStyle::None { RenderStyle::Ascii } else { out.style };
             Inner::Human(HumanSeat {
                 lines: human::stdin_lines(),
                 look: Look::new(look_style, seats),
@@ -68,13 +64,14 @@ pub fn start_player(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> 
             },
         ))),
         _ => Inner::Bot(build_strategy(spec, seed).ok_or_else(|| {
-            format!(
-                "player kind `{}` is not available in this build yet",
-                spec.kind.as_str()
-            )
+            format!("player kind `{}` is not available in this build yet", spec.kind.as_str())
         })?),
-    };
-    Ok(PlayerActor::new(spec.name.clone(), inner).start())
+    })
+}
+
+/// Starts the actor for one player entry on the current arbiter.
+pub fn start_player(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Addr<PlayerActor>, String> {
+    Ok(PlayerActor::new(spec.name.clone(), build_inner(spec, seed, out, seats)?).start())
 }
 
 /// The move-time limit of a player: its own `move_time`, else the

@@ -1,15 +1,45 @@
-//! Network play: the lobby protocol codec, the server, and clients.
+//! Network play (spec/lobby-protocol.md): the lobby server and c4sim
+//! players as its clients.
+//!
+//! - [`codec`]: the protocol's lines as pure functions (property-tested).
+//! - [`lines`]: bounded line reading from sockets.
+//! - [`lobby`]: one lobby's state and countdown rules, pure.
+//! - [`server`]: the hub actor that owns sessions, lobbies and matches and
+//!   seats remote players at the one referee; [`seat`] and [`conn`] are its
+//!   per-seat and per-connection halves.
+//! - [`client`]: `mode: join`, any player kind playing on a server.
+//! - [`bench`]: the lobby load test (`c4sim bench lobby`).
 
+pub mod bench;
+pub mod cli;
+pub mod client;
+pub mod codec;
+pub mod conn;
+pub mod lines;
+pub mod lobby;
+pub mod seat;
+pub mod server;
+
+use crate::actors::runner::Output;
+use crate::scenario::net::ServerSettings;
 use crate::scenario::Scenario;
 
 /// `mode: serve`. Returns the process exit code.
-pub fn run_serve(sc: &Scenario, _json: bool) -> u8 {
-    eprintln!("{}: mode `serve` is not available in this build yet", sc.path.display());
-    2
+pub fn run_serve(sc: &Scenario, json: bool) -> u8 {
+    server::serve(server::ServeConfig {
+        settings: sc.server.clone().unwrap_or_else(ServerSettings::default),
+        max_invalid: sc.limits.max_invalid_moves,
+        seed: sc.seed,
+        json,
+    })
 }
 
 /// `mode: join`. Returns the process exit code.
-pub fn run_join(sc: &Scenario, _json: bool) -> u8 {
-    eprintln!("{}: mode `join` is not available in this build yet", sc.path.display());
-    2
+pub fn run_join(sc: &Scenario, json: bool) -> u8 {
+    client::join(client::JoinConfig {
+        settings: sc.join.clone().unwrap_or_default(),
+        players: sc.players.clone(),
+        seed: sc.seed,
+        out: Output::for_scenario(sc, json),
+    })
 }

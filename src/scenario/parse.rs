@@ -177,6 +177,13 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     let train = section(top, "train", |v| super::train::parse_train(doc, v))?;
     let server = section(top, "server", |v| super::net::parse_server(doc, v))?;
     let join = section(top, "join", |v| super::net::parse_join(doc, v))?;
+    if mode == Mode::Tournament {
+        let key_pos = |key: &str| top.iter().find(|(k, _)| k.scalar() == Some(key)).map(|(k, _)| k.pos());
+        let players_pos = key_pos("players").unwrap_or(Pos::START);
+        let anchor_pos = super::locate(src, &["tournament".into(), "anchor".into()])
+            .map_or(players_pos, |(line, column)| Pos { line, column });
+        super::tournament::check_players(doc, players_pos, anchor_pos, &tournament.clone().unwrap_or_default(), &players)?;
+    }
 
     Ok(Scenario {
         path: path.to_path_buf(),

@@ -470,6 +470,13 @@ fn parse_entry(
     build_player(doc, item.pos(), entries, profile.as_ref(), who)
 }
 
+/// One player entry outside `players:` (such as `train.eval.opponent`),
+/// with the same keys, profiles and messages as a `players` item; profiles
+/// are looked up as for the scenario file of `doc`.
+pub(crate) fn parse_one_entry(doc: Doc, item: &Node, who: &str, context: &str) -> Result<PlayerSpec, ScenarioError> {
+    parse_entry(doc, item, &ProfileLookup::for_scenario(doc.file), who, context)
+}
+
 /// Makes names unique in seating order: the first keeps its name, later
 /// ones get " 2", " 3", ... (skipping a suffixed name already taken), so
 /// logs and reports can tell two `random` players apart.

@@ -1,19 +1,495 @@
 //! The `train` section (mode: train): AlphaZero self-play settings.
 //! Owned by the AlphaZero engine; see spec/scenarios.md and spec/alphazero.md.
+//!
+//! # Keys and defaults
+//! Every key is optional; the defaults are the reference values of
+//! alphazero.md. Keys marked *(c4sim)* are additions to the spec.
+//!
+//! | key | type | default |
+//! |---|---|---|
+//! | `network.blocks` | whole number ≥ 0 | `6` |
+//! | `network.channels` | whole number ≥ 1 | `64` |
+//! | `network.value_hidden` *(c4sim)* | whole number ≥ 1: width of the value head's hidden layer | `64` |
+//! | `mcts.simulations` | whole number ≥ 1 | `100` |
+//! | `mcts.c_puct` | number > 0 | `2.5` |
+//! | `mcts.dirichlet_alpha` | number > 0 | `0.5` |
+//! | `mcts.dirichlet_weight` | number in [0, 1] | `0.25` |
+//! | `self_play.games_per_iteration` | whole number ≥ 1 | `100` |
+//! | `self_play.temperature_moves` | whole number ≥ 0 | `15` |
+//! | `self_play.workers` *(c4sim)* | whole number ≥ 0: self-play threads, each with its own inference; 0 = one per core (1 on a GPU) | `0` |
+//! | `self_play.concurrent_games` *(c4sim)* | whole number ≥ 0: games each worker advances at once, so the network sees batches of up to this many positions; 0 = auto (64 on CPU, 256 on a GPU, never more than the worker's share of games) | `0` |
+//! | `self_play.cache_size` *(c4sim)* | whole number ≥ 0: network outputs kept per worker, keyed by position; 0 turns the cache off | `200000` |
+//! | `optimizer.steps_per_iteration` | whole number ≥ 1 | `1000` |
+//! | `optimizer.batch_size` | whole number ≥ 2 | `64` |
+//! | `optimizer.learning_rate` | number > 0 | `0.001` |
+//! | `optimizer.weight_decay` | number ≥ 0 | `0.0001` |
+//! | `replay.capacity` | whole number ≥ 1 | `200000` |
+//! | `replay.min_size` | whole number ≥ 0: positions needed before training starts | `20000` |
+//! | `eval.every` | whole number ≥ 0: iterations between evaluations; 0 = never | `5` |
+//! | `eval.games` | whole number ≥ 1 | `200` |
+//! | `eval.opponent` | a player entry, as in `players` | `{kind: minimax, depth: 8}` |
+//! | `eval.openings` | `{plies: N}` (every opening of N plies) or `{file: PATH}` (one move string a line) | `{plies: 2}` |
+//! | `eval.simulations` *(c4sim)* | whole number ≥ 1: the network player's simulations in evaluation | `mcts.simulations` |
+//! | `iterations` | whole number ≥ 1: the total, counting iterations done before a resume | `50` |
+//! | `device` | `auto` \| `cpu` \| `cuda` \| `metal` | `auto` |
+//! | `out` | path (relative to the current directory) | `models/<scenario file name>` |
+//! | `resume` | `true` \| `false`: continue from the last checkpoint in `out`; `false` starts over | `true` |
 
+use super::players::{default_player, parse_one_entry};
 use super::tree::Node;
-use super::value::Doc;
+use super::types::{PlayerKind, PlayerSpec};
+use super::value::{get, Doc};
 use super::ScenarioError;
+use std::path::PathBuf;
+
+/// `network:` the residual tower's shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetworkSettings {
+    pub blocks: u32,
+    pub channels: u32,
+    pub value_hidden: u32,
+}
+
+/// `mcts:` the search used in self-play.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MctsSettings {
+    pub simulations: u32,
+    pub c_puct: f32,
+    pub dirichlet_alpha: f32,
+    pub dirichlet_weight: f32,
+}
+
+/// `self_play:` how games are generated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SelfPlaySettings {
+    pub games_per_iteration: u32,
+    pub temperature_moves: u32,
+    /// 0 = auto.
+    pub workers: u32,
+    /// 0 = auto.
+    pub concurrent_games: u32,
+    pub cache_size: u32,
+}
+
+/// `optimizer:` AdamW on policy cross-entropy + value MSE.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OptimizerSettings {
+    pub steps_per_iteration: u32,
+    pub batch_size: u32,
+    pub learning_rate: f64,
+    pub weight_decay: f64,
+}
+
+/// `replay:` the buffer of self-play positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplaySettings {
+    pub capacity: u32,
+    pub min_size: u32,
+}
+
+/// Where evaluation games start from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OpeningSuite {
+    /// Every opening of this many plies.
+    Plies(u32),
+    /// One move string a line (columns from 1).
+    File(PathBuf),
+}
+
+/// `eval:` games against a fixed opponent through the referee.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalSettings {
+    /// 0 = never.
+    pub every: u32,
+    pub games: u32,
+    pub opponent: PlayerSpec,
+    pub openings: OpeningSuite,
+    /// `None`: `mcts.simulations`.
+    pub simulations: Option<u32>,
+}
 
 /// Typed `train:` settings with their defaults.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TrainSettings {
-    /// Until the engine types every key, the section as written.
-    pub raw: Option<serde_yaml::Value>,
+    pub network: NetworkSettings,
+    pub mcts: MctsSettings,
+    pub self_play: SelfPlaySettings,
+    pub optimizer: OptimizerSettings,
+    pub replay: ReplaySettings,
+    pub eval: EvalSettings,
+    pub iterations: u32,
+    /// auto | cpu | cuda | metal.
+    pub device: String,
+    /// `None`: `models/<scenario file name>` (see [`TrainSettings::out_dir`]).
+    pub out: Option<PathBuf>,
+    pub resume: bool,
+}
+
+impl Default for TrainSettings {
+    fn default() -> Self {
+        let mut opponent = default_player(PlayerKind::Minimax);
+        opponent.depth = 8;
+        opponent.name = "minimax8".into();
+        TrainSettings {
+            network: NetworkSettings {
+                blocks: 6,
+                channels: 64,
+                value_hidden: 64,
+            },
+            mcts: MctsSettings {
+                simulations: 100,
+                c_puct: 2.5,
+                dirichlet_alpha: 0.5,
+                dirichlet_weight: 0.25,
+            },
+            self_play: SelfPlaySettings {
+                games_per_iteration: 100,
+                temperature_moves: 15,
+                workers: 0,
+                concurrent_games: 0,
+                cache_size: 200_000,
+            },
+            optimizer: OptimizerSettings {
+                steps_per_iteration: 1000,
+                batch_size: 64,
+                learning_rate: 1e-3,
+                weight_decay: 1e-4,
+            },
+            replay: ReplaySettings {
+                capacity: 200_000,
+                min_size: 20_000,
+            },
+            eval: EvalSettings {
+                every: 5,
+                games: 200,
+                opponent,
+                openings: OpeningSuite::Plies(2),
+                simulations: None,
+            },
+            iterations: 50,
+            device: "auto".into(),
+            out: None,
+            resume: true,
+        }
+    }
+}
+
+impl TrainSettings {
+    /// The output directory: `out`, or `models/<scenario file stem>`.
+    pub fn out_dir(&self, scenario_path: &std::path::Path) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| {
+            let stem = scenario_path
+                .file_stem()
+                .map_or_else(|| "train".to_string(), |s| s.to_string_lossy().into_owned());
+            PathBuf::from("models").join(stem)
+        })
+    }
+
+    /// The network player's simulations in evaluation games.
+    pub fn eval_simulations(&self) -> u32 {
+        self.eval.simulations.unwrap_or(self.mcts.simulations)
+    }
+}
+
+const TRAIN_KEYS: [&str; 10] = [
+    "network",
+    "mcts",
+    "self_play",
+    "optimizer",
+    "replay",
+    "eval",
+    "iterations",
+    "device",
+    "out",
+    "resume",
+];
+const NETWORK_KEYS: [&str; 3] = ["blocks", "channels", "value_hidden"];
+const MCTS_KEYS: [&str; 4] = ["simulations", "c_puct", "dirichlet_alpha", "dirichlet_weight"];
+const SELF_PLAY_KEYS: [&str; 5] = [
+    "games_per_iteration",
+    "temperature_moves",
+    "workers",
+    "concurrent_games",
+    "cache_size",
+];
+const OPTIMIZER_KEYS: [&str; 4] = ["steps_per_iteration", "batch_size", "learning_rate", "weight_decay"];
+const REPLAY_KEYS: [&str; 2] = ["capacity", "min_size"];
+const EVAL_KEYS: [&str; 5] = ["every", "games", "opponent", "openings", "simulations"];
+const OPENINGS_KEYS: [&str; 2] = ["plies", "file"];
+const DEVICES: [&str; 4] = ["auto", "cpu", "cuda", "metal"];
+
+/// A number (integer or decimal, `1e-3` allowed) within `[min, max]`;
+/// `min_open` makes the lower bound exclusive ("more than 0").
+fn number(doc: Doc, key: &str, v: &Node, min: f64, min_open: bool, max: f64) -> Result<f64, ScenarioError> {
+    let parsed = match v {
+        Node::Scalar { text, plain: true, .. } => text.parse::<f64>().ok().filter(|x| x.is_finite()),
+        _ => None,
+    };
+    let Some(x) = parsed else {
+        return Err(doc.err(v.pos(), format!("`{key}` must be a number, got {}", v.describe())));
+    };
+    let low_ok = if min_open { x > min } else { x >= min };
+    if !low_ok || x > max {
+        let low = if min_open {
+            format!("more than {min}")
+        } else {
+            format!("at least {min}")
+        };
+        let high = if max.is_finite() {
+            format!(" and at most {max}")
+        } else {
+            String::new()
+        };
+        return Err(doc.err(v.pos(), format!("`{key}` must be {low}{high}, got {x}")));
+    }
+    Ok(x)
+}
+
+/// A sub-mapping of `train`, checked against its keys; `None` when absent.
+fn sub<'n>(
+    doc: Doc,
+    entries: &'n [(Node, Node)],
+    key: &str,
+    allowed: &[&str],
+    shape: &str,
+) -> Result<Option<&'n [(Node, Node)]>, ScenarioError> {
+    let Some((_, v)) = get(entries, key) else {
+        return Ok(None);
+    };
+    let e = doc.mapping(key, v, shape)?;
+    doc.check_keys(e, allowed, &format!(" in `train.{key}`"))?;
+    Ok(Some(e))
+}
+
+fn u32_key(doc: Doc, entries: &[(Node, Node)], key: &str, min: u32, slot: &mut u32) -> Result<(), ScenarioError> {
+    if let Some((_, v)) = get(entries, key) {
+        *slot = doc.u32_at_least(key, v, min)?;
+    }
+    Ok(())
 }
 
 /// Parses the `train:` mapping (called only when the key is present).
 pub(crate) fn parse_train(doc: Doc, v: &Node) -> Result<TrainSettings, ScenarioError> {
-    doc.mapping("train", v, "`train:` followed by indented keys")?;
-    Ok(TrainSettings::default())
+    let top = doc.mapping("train", v, "`train:` followed by indented keys")?;
+    doc.check_keys(top, &TRAIN_KEYS, " in `train`")?;
+    let mut t = TrainSettings::default();
+
+    if let Some(e) = sub(doc, top, "network", &NETWORK_KEYS, "{blocks: 6, channels: 64}")? {
+        u32_key(doc, e, "blocks", 0, &mut t.network.blocks)?;
+        u32_key(doc, e, "channels", 1, &mut t.network.channels)?;
+        u32_key(doc, e, "value_hidden", 1, &mut t.network.value_hidden)?;
+        for (key, val, max) in [
+            ("blocks", t.network.blocks, 64),
+            ("channels", t.network.channels, 1024),
+            ("value_hidden", t.network.value_hidden, 4096),
+        ] {
+            if val > max {
+                let (_, node) = get(e, key).expect("read above");
+                return Err(doc.err(node.pos(), format!("`{key}` must be at most {max}, got {val}")));
+            }
+        }
+    }
+    if let Some(e) = sub(doc, top, "mcts", &MCTS_KEYS, "{simulations: 100, c_puct: 2.5}")? {
+        u32_key(doc, e, "simulations", 1, &mut t.mcts.simulations)?;
+        if let Some((_, v)) = get(e, "c_puct") {
+            t.mcts.c_puct = number(doc, "c_puct", v, 0.0, true, f64::INFINITY)? as f32;
+        }
+        if let Some((_, v)) = get(e, "dirichlet_alpha") {
+            t.mcts.dirichlet_alpha = number(doc, "dirichlet_alpha", v, 0.0, true, f64::INFINITY)? as f32;
+        }
+        if let Some((_, v)) = get(e, "dirichlet_weight") {
+            t.mcts.dirichlet_weight = number(doc, "dirichlet_weight", v, 0.0, false, 1.0)? as f32;
+        }
+    }
+    if let Some(e) = sub(
+        doc,
+        top,
+        "self_play",
+        &SELF_PLAY_KEYS,
+        "{games_per_iteration: 100, temperature_moves: 15}",
+    )? {
+        let sp = &mut t.self_play;
+        u32_key(doc, e, "games_per_iteration", 1, &mut sp.games_per_iteration)?;
+        u32_key(doc, e, "temperature_moves", 0, &mut sp.temperature_moves)?;
+        u32_key(doc, e, "workers", 0, &mut sp.workers)?;
+        u32_key(doc, e, "concurrent_games", 0, &mut sp.concurrent_games)?;
+        u32_key(doc, e, "cache_size", 0, &mut sp.cache_size)?;
+    }
+    if let Some(e) = sub(
+        doc,
+        top,
+        "optimizer",
+        &OPTIMIZER_KEYS,
+        "{steps_per_iteration: 1000, batch_size: 64, learning_rate: 0.001}",
+    )? {
+        let o = &mut t.optimizer;
+        u32_key(doc, e, "steps_per_iteration", 1, &mut o.steps_per_iteration)?;
+        u32_key(doc, e, "batch_size", 2, &mut o.batch_size)?;
+        if let Some((_, v)) = get(e, "learning_rate") {
+            o.learning_rate = number(doc, "learning_rate", v, 0.0, true, f64::INFINITY)?;
+        }
+        if let Some((_, v)) = get(e, "weight_decay") {
+            o.weight_decay = number(doc, "weight_decay", v, 0.0, false, f64::INFINITY)?;
+        }
+    }
+    if let Some(e) = sub(doc, top, "replay", &REPLAY_KEYS, "{capacity: 200000, min_size: 20000}")? {
+        u32_key(doc, e, "capacity", 1, &mut t.replay.capacity)?;
+        u32_key(doc, e, "min_size", 0, &mut t.replay.min_size)?;
+        if t.replay.min_size > t.replay.capacity {
+            let (_, v) = get(e, "min_size").or_else(|| get(e, "capacity")).expect("one was given");
+            return Err(doc.err(
+                v.pos(),
+                format!(
+                    "`replay.min_size` ({}) must not exceed `replay.capacity` ({}): training would never start",
+                    t.replay.min_size, t.replay.capacity
+                ),
+            ));
+        }
+    }
+    if let Some(e) = sub(
+        doc,
+        top,
+        "eval",
+        &EVAL_KEYS,
+        "{every: 5, games: 200, opponent: {kind: minimax, depth: 8}}",
+    )? {
+        u32_key(doc, e, "every", 0, &mut t.eval.every)?;
+        u32_key(doc, e, "games", 1, &mut t.eval.games)?;
+        if let Some((_, v)) = get(e, "simulations") {
+            t.eval.simulations = Some(doc.u32_at_least("simulations", v, 1)?);
+        }
+        if let Some((_, v)) = get(e, "opponent") {
+            let p = parse_one_entry(doc, v, "`train.eval.opponent`", " in `train.eval.opponent`")?;
+            if matches!(p.kind, PlayerKind::Human | PlayerKind::External) {
+                return Err(doc.err(
+                    v.pos(),
+                    format!(
+                        "`train.eval.opponent` must play without a person or a program (an in-process kind such as \
+                         minimax, mcts, random, alphazero), got `{}`",
+                        p.kind.as_str()
+                    ),
+                ));
+            }
+            t.eval.opponent = p;
+        }
+        if let Some((_, v)) = get(e, "openings") {
+            let o = doc.mapping("openings", v, "{plies: 2} or {file: openings.txt}")?;
+            doc.check_keys(o, &OPENINGS_KEYS, " in `train.eval.openings`")?;
+            t.eval.openings = match (get(o, "plies"), get(o, "file")) {
+                (Some((_, p)), None) => OpeningSuite::Plies(doc.uint("plies", p, 0, 16)? as u32),
+                (None, Some((_, f))) => OpeningSuite::File(PathBuf::from(doc.nonempty_string("file", f)?)),
+                (Some(_), Some((k, _))) => {
+                    return Err(doc.err(k.pos(), "give either `plies` or `file` in `train.eval.openings`, not both"))
+                }
+                (None, None) => OpeningSuite::Plies(2),
+            };
+        }
+    }
+    u32_key(doc, top, "iterations", 1, &mut t.iterations)?;
+    if let Some((_, v)) = get(top, "device") {
+        t.device = DEVICES[doc.choice("device", "device", v, &DEVICES)?].to_string();
+    }
+    if let Some((_, v)) = get(top, "out") {
+        t.out = Some(PathBuf::from(doc.nonempty_string("out", v)?));
+    }
+    if let Some((_, v)) = get(top, "resume") {
+        t.resume = doc.bool("resume", v)?;
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::parse_str;
+    use crate::scenario::train::{OpeningSuite, TrainSettings};
+    use crate::scenario::PlayerKind;
+    use std::path::Path;
+
+    fn train(body: &str) -> Result<TrainSettings, String> {
+        let src = format!("mode: train\ntrain:\n{body}");
+        parse_str(&src, Path::new("t.yaml"))
+            .map(|s| s.train.expect("train section"))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_spec_example_parses() {
+        let t = train(
+            "  network: { blocks: 2, channels: 32 }
+  mcts: { simulations: 50, c_puct: 1.5, dirichlet_alpha: 0.3, dirichlet_weight: 0.2 }
+  self_play: { games_per_iteration: 10, temperature_moves: 8, workers: 1, concurrent_games: 5, cache_size: 0 }
+  optimizer: { steps_per_iteration: 20, batch_size: 32, learning_rate: 2e-3, weight_decay: 0 }
+  replay: { capacity: 1000, min_size: 100 }
+  eval: { every: 2, games: 20, opponent: { kind: minimax, depth: 3 }, openings: { plies: 1 }, simulations: 40 }
+  iterations: 3
+  device: cpu
+  out: models/x
+  resume: false
+",
+        )
+        .unwrap();
+        assert_eq!((t.network.blocks, t.network.channels, t.network.value_hidden), (2, 32, 64));
+        assert_eq!(t.mcts.simulations, 50);
+        assert!((t.mcts.c_puct - 1.5).abs() < 1e-6 && (t.mcts.dirichlet_alpha - 0.3).abs() < 1e-6);
+        assert_eq!(t.self_play.concurrent_games, 5);
+        assert_eq!(t.self_play.cache_size, 0);
+        assert!((t.optimizer.learning_rate - 2e-3).abs() < 1e-12);
+        assert_eq!(t.optimizer.weight_decay, 0.0);
+        assert_eq!(t.replay.min_size, 100);
+        assert_eq!(t.eval.opponent.kind, PlayerKind::Minimax);
+        assert_eq!(t.eval.opponent.depth, 3);
+        assert_eq!(t.eval.openings, OpeningSuite::Plies(1));
+        assert_eq!(t.eval_simulations(), 40);
+        assert_eq!((t.iterations, t.device.as_str(), t.resume), (3, "cpu", false));
+        assert_eq!(t.out_dir(Path::new("t.yaml")), Path::new("models/x"));
+    }
+
+    #[test]
+    fn defaults_are_the_reference_values() {
+        let t = train("  iterations: 50\n").unwrap();
+        assert_eq!(t, TrainSettings::default());
+        assert_eq!(t.mcts.simulations, 100);
+        assert_eq!(t.replay.capacity, 200_000);
+        assert_eq!(t.eval.opponent.depth, 8);
+        assert_eq!(t.eval_simulations(), 100);
+        assert!(t.resume);
+        assert_eq!(t.out_dir(Path::new("dir/train_x.yaml")), Path::new("models/train_x"));
+    }
+
+    #[test]
+    fn errors_are_located_and_say_what_is_allowed() {
+        let e = train("  mcts: { simulatons: 5 }\n").unwrap_err();
+        assert!(e.starts_with("t.yaml:3:11:"), "{e}");
+        assert!(e.contains("did you mean `simulations`"), "{e}");
+        let e = train("  mcts: { c_puct: -1 }\n").unwrap_err();
+        assert!(e.contains("`c_puct` must be more than 0"), "{e}");
+        let e = train("  mcts: { dirichlet_weight: 2 }\n").unwrap_err();
+        assert!(e.contains("at most 1"), "{e}");
+        let e = train("  optimizer: { learning_rate: fast }\n").unwrap_err();
+        assert!(e.contains("`learning_rate` must be a number"), "{e}");
+        let e = train("  replay: { capacity: 10, min_size: 20 }\n").unwrap_err();
+        assert!(e.contains("must not exceed"), "{e}");
+        let e = train("  eval: { opponent: { kind: human } }\n").unwrap_err();
+        assert!(e.contains("without a person"), "{e}");
+        let e = train("  eval: { opponent: { kind: minimax, dept: 3 } }\n").unwrap_err();
+        assert!(e.contains("did you mean `depth`"), "{e}");
+        let e = train("  eval: { openings: { plies: 1, file: x.txt } }\n").unwrap_err();
+        assert!(e.contains("not both"), "{e}");
+        let e = train("  device: gpu\n").unwrap_err();
+        assert!(e.contains("cuda"), "{e}");
+        let e = train("  iterations: 0\n").unwrap_err();
+        assert!(e.contains("at least 1"), "{e}");
+        let e = train("  resume: maybe\n").unwrap_err();
+        assert!(e.contains("true or false"), "{e}");
+        let e = train("  network: { channels: 5000 }\n").unwrap_err();
+        assert!(e.contains("at most 1024"), "{e}");
+        let e = train("  batch: 5\n").unwrap_err();
+        assert!(e.contains("unknown key `batch` in `train`"), "{e}");
+    }
+
+    #[test]
+    fn openings_from_a_file() {
+        let t = train("  eval: { openings: { file: openings/c4.txt } }\n").unwrap();
+        assert_eq!(t.eval.openings, OpeningSuite::File("openings/c4.txt".into()));
+    }
 }

@@ -148,7 +148,8 @@ impl Tree {
         rng: &mut ChaCha8Rng,
     ) -> Vec<Option<u32>> {
         let cols = geo.cfg.cols;
-        let mut nodes: Vec<Node<B>> = Vec::with_capacity((sims as usize + 1).min(1 << 20) * 2);
+        // About one expansion (cols children) per simulation.
+        let mut nodes: Vec<Node<B>> = Vec::with_capacity((sims as usize * cols + 1).min(1 << 22));
         nodes.push(Node {
             pos: root,
             first: 0,
@@ -235,9 +236,10 @@ impl Tree {
     fn select<B: Bits>(nodes: &[Node<B>], parent: usize, c: f64) -> usize {
         let p = &nodes[parent];
         let ln_n = (p.visits.max(1) as f64).ln();
-        let mut best = (f64::NEG_INFINITY, p.first as usize);
-        for i in p.first as usize..p.first as usize + p.count as usize {
-            let n = &nodes[i];
+        let first = p.first as usize;
+        let mut best = (f64::NEG_INFINITY, first);
+        for (i, n) in nodes[first..first + p.count as usize].iter().enumerate() {
+            let i = first + i;
             if n.visits == 0 {
                 return i;
             }

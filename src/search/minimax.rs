@@ -44,12 +44,17 @@
 //! - A transposition table keyed by the position *and the remaining depth*
 //!   stores that value with its bound type. Values depend on the remaining
 //!   depth (the heuristic is applied at a different horizon), so an entry is
-//!   only reused at the same remaining depth; at any depth its best move still
-//!   orders the moves. Entries hold the full position (not just a hash), so a
-//!   hash collision can never leak a wrong value. A value is a function of
-//!   (position, remaining depth) only, so entries stay valid across calls.
-//! - Moves are ordered: the table's best move, then the history heuristic,
-//!   then centre-first. Ordering changes what is pruned, never a value.
+//!   only reused at the same remaining depth. Entries hold the full position
+//!   (not just a hash), so a hash collision can never leak a wrong value. A
+//!   value is a function of (position, remaining depth) only, so entries
+//!   stay valid across calls. The search depth is cut to the empty cells
+//!   (searching past the end of the game changes nothing).
+//! - Iterative deepening over the depths of the same parity (2, 4, 6, 8):
+//!   odd depths end on the other side's view and order the moves worse.
+//! - Moves are ordered: the table's best move at the same remaining depth,
+//!   else the one from the previous iteration (two plies shallower) unless
+//!   that node failed low; then the history heuristic; then centre-first.
+//!   Ordering changes what is pruned, never a value.
 //! - The heuristic is kept incrementally for both players' views (the table
 //!   is not antisymmetric: +5 vs −50), updating only the windows through the
 //!   placed cell; the same pass detects a win.
@@ -137,7 +142,11 @@ impl Minimax {
 
     /// A searcher whose depth-0 positions are scored from `view`.
     pub fn with_view(depth: u32, view: LeafView) -> Self {
-        Minimax { depth: depth.max(1), view, engine: None }
+        Minimax {
+            depth: depth.max(1),
+            view,
+            engine: None,
+        }
     }
 
     pub fn depth(&self) -> u32 {
@@ -298,7 +307,11 @@ impl<B: Bits> Engine<B> {
         let mid = cfg.cols / 2;
         let mut order: Vec<u8> = (0..cfg.cols as u8).collect();
         order.sort_by_key(|&c| ((c as isize - mid as isize).abs(), c));
-        let tt_log2 = if B::CAPACITY <= 64 { TT_LOG2_SMALL } else { TT_LOG2_LARGE };
+        let tt_log2 = if B::CAPACITY <= 64 {
+            TT_LOG2_SMALL
+        } else {
+            TT_LOG2_LARGE
+        };
         Engine {
             mover_view,
             len,
@@ -341,7 +354,14 @@ impl<B: Bits> Engine<B> {
             s_mine += self.score(m, o);
             s_theirs += self.score(o, m);
         }
-        Node { mine: p.mine, theirs: p.theirs, heights: p.heights, ply: p.ply, s_mine, s_theirs }
+        Node {
+            mine: p.mine,
+            theirs: p.theirs,
+            heights: p.heights,
+            ply: p.ply,
+            s_mine,
+            s_theirs,
+        }
     }
 
     #[inline]
@@ -489,7 +509,12 @@ impl<B: Bits> Engine<B> {
             // The previous iteration searched this position two plies
             // shallower: its best move is a good first guess.
             let e = self.tt[self.tt_index(n, depth - 2)];
-            if e.generation == self.generation && e.mine == n.mine && e.theirs == n.theirs && e.depth as u32 == depth - 2 {
+            if e.generation == self.generation
+                && e.mine == n.mine
+                && e.theirs == n.theirs
+                && e.depth as u32 == depth - 2
+                && e.flag != UPPER
+            {
                 tt_move = e.best;
             }
         }
@@ -501,7 +526,11 @@ impl<B: Bits> Engine<B> {
             let c_us = c as usize;
             if self.legal(n, c_us) {
                 moves[count] = c;
-                keys[count] = if c == tt_move { u32::MAX } else { self.history[self.cell(n, c_us)] };
+                keys[count] = if c == tt_move {
+                    u32::MAX
+                } else {
+                    self.history[self.cell(n, c_us)]
+                };
                 count += 1;
             }
         }
@@ -529,7 +558,7 @@ impl<B: Bits> Engine<B> {
                     alpha = v;
                     if v >= beta {
                         let cell = self.cell(n, c as usize);
-                        self.history[cell] += depth * depth;
+                        self.history[cell] = self.history[cell].saturating_add(depth * depth);
                         break;
                     }
                 }
@@ -558,12 +587,18 @@ impl<B: Bits> Engine<B> {
         // Old cutoffs say less about a new position: decay the history.
         self.history.iter_mut().for_each(|h| *h /= 2);
         let root = self.root(board, to_move);
-        let mut order: Vec<usize> =
-            self.order.iter().map(|&c| c as usize).filter(|&c| self.legal(&root, c)).collect();
+        let depth = self.clamp(&root, depth);
+        let mut order: Vec<usize> = self
+            .order
+            .iter()
+            .map(|&c| c as usize)
+            .filter(|&c| self.legal(&root, c))
+            .collect();
         assert!(!order.is_empty(), "minimax asked to move on a board with no legal move");
         let mut best = (-INF, usize::MAX);
-        // Iterative deepening: shallow searches fill the table's best moves
-        // and order the root, which makes the deep search prune far more.
+        // Iterative deepening over depths of the same parity: shallow
+        // searches fill the table's best moves and order the root, which
+        // makes the deep search prune far more.
         for d in (1..=depth).filter(|d| d % 2 == depth % 2) {
             best = (-INF, usize::MAX);
             for &c in &order {
@@ -573,9 +608,7 @@ impl<B: Bits> Engine<B> {
                     let a = if c < best.1 { best.0 - 1 } else { best.0 };
                     self.move_value(&root, c, d - 1, a, INF)
                 };
-                let better = best.1 == usize::MAX
-                    || v > best.0
-                    || (v == best.0 && c < best.1);
+                let better = best.1 == usize::MAX || v > best.0 || (v == best.0 && c < best.1);
                 if better {
                     best = (v, c);
                 }
@@ -588,8 +621,16 @@ impl<B: Bits> Engine<B> {
         best.1
     }
 
+    /// Searching past the end of the game changes nothing (every line has
+    /// ended by then), so the depth is cut to the empty cells; this also
+    /// keeps remaining depths within the table's `u8`.
+    fn clamp(&self, root: &Node<B>, depth: u32) -> u32 {
+        depth.min((self.cells - root.ply as usize) as u32).max(1)
+    }
+
     fn scores(&mut self, board: &Board, to_move: usize, depth: u32) -> (usize, Vec<Option<i32>>) {
         let root = self.root(board, to_move);
+        let depth = self.clamp(&root, depth);
         let mut out = vec![None; self.cols];
         for k in 0..self.order.len() {
             let c = self.order[k] as usize;
@@ -605,7 +646,10 @@ impl<B: Bits> Engine<B> {
                 }
             }
         }
-        (best.expect("minimax asked to move on a board with no legal move").1, out)
+        (
+            best.expect("minimax asked to move on a board with no legal move").1,
+            out,
+        )
     }
 }
 
@@ -681,18 +725,36 @@ mod tests {
             shapes.push((r, c, w, 4));
         }
         // u128 and B256 boards, shallower (the reference is slow there).
-        shapes.extend([(9, 9, 4, 3), (8, 14, 5, 3), (11, 11, 3, 2), (12, 12, 4, 2), (16, 16, 5, 2), (10, 12, 2, 2)]);
+        shapes.extend([
+            (9, 9, 4, 3),
+            (8, 14, 5, 3),
+            (11, 11, 3, 2),
+            (12, 12, 4, 2),
+            (16, 16, 5, 2),
+            (10, 12, 2, 2),
+        ]);
         for (r, c, w, max_depth) in shapes {
             let cfg = BoardConfig::new(r, c, w).unwrap();
             let plies = rng.gen_range(0..=cfg.cells().min(20));
-            let Some((b, to_move)) = random_position(&mut rng, cfg, plies) else { continue };
+            let Some((b, to_move)) = random_position(&mut rng, cfg, plies) else {
+                continue;
+            };
             let depth = rng.gen_range(1..=max_depth);
             let want = reference::scores(&b, to_move, depth, view);
             let got = kept[depth as usize].scores(&b, to_move);
-            assert_eq!(got, want, "{view:?} {cfg} depth {depth} board {:?}", b.to_board_string(&['R', 'Y']));
+            assert_eq!(
+                got,
+                want,
+                "{view:?} {cfg} depth {depth} board {:?}",
+                b.to_board_string(&['R', 'Y'])
+            );
             let mut fresh = Minimax::with_view(depth, view);
             assert_eq!(fresh.choose(&b, to_move), want.0, "{cfg} depth {depth} (fresh)");
-            assert_eq!(kept[depth as usize].choose(&b, to_move), want.0, "{cfg} depth {depth} (kept)");
+            assert_eq!(
+                kept[depth as usize].choose(&b, to_move),
+                want.0,
+                "{cfg} depth {depth} (kept)"
+            );
             checked += 1;
         }
         assert!(checked > 100, "only {checked} positions checked");
@@ -704,16 +766,34 @@ mod tests {
     fn equals_plain_negamax_deeper_on_6x7() {
         let cfg = BoardConfig::default();
         let mut rng = ChaCha8Rng::seed_from_u64(11);
-        let views = [LeafView::Mover, LeafView::ToMove];
-        let mut searchers = views.map(|v| Minimax::with_view(6, v));
+        // (depth, view): odd and even depths, where iterative deepening,
+        // the table's shallower best moves and the tie windows all act.
+        let runs = [
+            (5, LeafView::Mover),
+            (6, LeafView::Mover),
+            (6, LeafView::Mover),
+            (7, LeafView::Mover),
+            (5, LeafView::ToMove),
+            (6, LeafView::ToMove),
+        ];
+        let mut kept = [LeafView::Mover, LeafView::ToMove].map(|v| Minimax::with_view(6, v));
         let mut done = 0;
-        while done < 4 {
-            let plies = rng.gen_range(4..=14);
-            let Some((b, to_move)) = random_position(&mut rng, cfg, plies) else { continue };
-            let mm = &mut searchers[done % 2];
-            let want = reference::scores(&b, to_move, 6, views[done % 2]);
-            assert_eq!(mm.choose(&b, to_move), want.0);
-            assert_eq!(mm.scores(&b, to_move), want);
+        while done < runs.len() {
+            let (depth, view) = runs[done];
+            let plies = rng.gen_range(6..=16);
+            let Some((b, to_move)) = random_position(&mut rng, cfg, plies) else {
+                continue;
+            };
+            let want = reference::scores(&b, to_move, depth, view);
+            let mut mm = Minimax::with_view(depth, view);
+            assert_eq!(mm.choose(&b, to_move), want.0, "depth {depth} {view:?}");
+            assert_eq!(mm.scores(&b, to_move), want, "depth {depth} {view:?}");
+            if depth == 6 {
+                // A searcher that has seen other positions agrees as well.
+                let k = &mut kept[view as usize];
+                assert_eq!(k.choose(&b, to_move), want.0);
+                assert_eq!(k.scores(&b, to_move), want);
+            }
             done += 1;
         }
     }
@@ -765,8 +845,11 @@ mod tests {
     #[test]
     fn depth_8_beats_depth_2() {
         let cfg = BoardConfig::default();
-        let openings: Vec<Vec<usize>> =
-            crate::game::openings::all_openings(cfg, 2).into_iter().step_by(5).take(10).collect();
+        let openings: Vec<Vec<usize>> = crate::game::openings::all_openings(cfg, 2)
+            .into_iter()
+            .step_by(5)
+            .take(10)
+            .collect();
         assert_eq!(openings.len(), 10);
         let (mut strong, mut weak) = (Minimax::new(8), Minimax::new(2));
         let mut wins = 0;

@@ -1,9 +1,281 @@
-//! Tournaments: schedules, concurrency, ratings, reports, resume.
+//! `mode: tournament`: a schedule of games between many players, played
+//! `concurrency` at a time — each lane its own arbiter (thread) with its own
+//! referee and player actors — recorded game by game so a stopped run
+//! resumes, and summed up in a report with ratings and error bars.
 
-use crate::scenario::Scenario;
+pub mod ratings;
+pub mod report;
+pub mod schedule;
+pub mod store;
+
+use crate::actors::messages::{PlayGame, PlayerHandle, Seat, Shutdown};
+use crate::actors::player::PlayerActor;
+use crate::actors::referee::Referee;
+use crate::actors::runner::{build_inner, move_time_of, Output};
+use crate::game::DEFAULT_LETTERS;
+use crate::players::derive_seed;
+use crate::record::GameRecord;
+use crate::scenario::tournament::{ReportFormat, ReportSettings, TournamentSettings};
+use crate::scenario::{RenderStyle, Scenario};
+use actix::prelude::*;
+use schedule::Planned;
+use serde_json::json;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::rc::Rc;
+use store::{write_atomic, GameLine, Store};
+
+/// The seed of one tournament game (a function of the scenario seed and the
+/// game number only, so any lane, in any order, plays the same game).
+pub fn game_seed(seed: u64, index: u64) -> u64 {
+    derive_seed(seed, index, 0x7a7a)
+}
+
+/// One lane: an arbiter with a referee and one actor per player.
+struct Lane {
+    arbiter: Arbiter,
+    referee: Addr<Referee>,
+    players: Vec<PlayerHandle>,
+    shutdown: Vec<Recipient<Shutdown>>,
+}
+
+fn start_lane(sc: &Scenario, lane: usize) -> Result<Lane, String> {
+    let arbiter = Arbiter::new();
+    let referee = Referee::start_in_arbiter(&arbiter.handle(), |_| Referee);
+    let out = Output { json: true, style: RenderStyle::None };
+    let mut players = Vec::new();
+    let mut shutdown = Vec::new();
+    for (i, spec) in sc.players.iter().enumerate() {
+        let inner = build_inner(spec, derive_seed(sc.seed, lane as u64, i as u64), out, 2)?;
+        let name = spec.name.clone();
+        let addr = PlayerActor::start_in_arbiter(&arbiter.handle(), move |_| PlayerActor::new(name, inner));
+        players.push(PlayerHandle::of(&addr));
+        shutdown.push(addr.recipient());
+    }
+    Ok(Lane { arbiter, referee, players, shutdown })
+}
+
+/// Plays `games` with `concurrency` lanes and hands each record to
+/// `on_done` as it finishes (completion order). Results do not depend on
+/// the lanes: every game is seeded by its number and players are reseeded
+/// before each game.
+pub async fn play_all(
+    sc: &Scenario,
+    games: Vec<Planned>,
+    total: u64,
+    concurrency: usize,
+    mut on_done: impl FnMut(GameRecord),
+) -> Result<(), String> {
+    let lanes = concurrency.clamp(1, games.len().max(1));
+    let queue = Rc::new(RefCell::new(VecDeque::from(games)));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Result<GameRecord, String>>();
+    let mut started = Vec::new();
+    for l in 0..lanes {
+        let lane = start_lane(sc, l)?;
+        let queue = queue.clone();
+        let tx = tx.clone();
+        let names: Vec<String> = sc.players.iter().map(|p| p.name.clone()).collect();
+        let times: Vec<_> = sc.players.iter().map(|p| move_time_of(p, sc)).collect();
+        let (cfg, max_invalid, seed) = (sc.board, sc.limits.max_invalid_moves, sc.seed);
+        let referee = lane.referee.clone();
+        let players = lane.players.clone();
+        started.push(lane);
+        actix::spawn(async move {
+            loop {
+                let next = queue.borrow_mut().pop_front();
+                let Some(p) = next else { break };
+                let seat = |i: usize| Seat { name: names[i].clone(), player: players[i].clone(), move_time: times[i] };
+                let msg = PlayGame {
+                    game: p.index,
+                    games: total,
+                    cfg,
+                    seats: vec![seat(p.seats[0]), seat(p.seats[1])],
+                    letters: DEFAULT_LETTERS.to_vec(),
+                    opening: p.opening,
+                    max_invalid,
+                    seed: game_seed(seed, p.index),
+                    sinks: Vec::new(),
+                };
+                let r = referee.send(msg).await.map_err(|e| format!("a referee stopped: {e}"));
+                let failed = r.is_err();
+                if tx.send(r).is_err() || failed {
+                    break;
+                }
+            }
+        });
+    }
+    drop(tx);
+    let mut result = Ok(());
+    while let Some(r) = rx.recv().await {
+        match r {
+            Ok(rec) => on_done(rec),
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    for lane in started {
+        for s in &lane.shutdown {
+            let _ = s.send(Shutdown).await;
+        }
+        lane.arbiter.stop();
+    }
+    result
+}
+
+/// A stable digest of everything that decides the games (not concurrency),
+/// so a report directory is resumed only by the same tournament.
+fn fingerprint(sc: &Scenario, t: &TournamentSettings, openings: &[Vec<usize>]) -> String {
+    let text = format!(
+        "{:?}|{:?}|{:?}|{:?}|{:?}|{}|{:?}|{}",
+        sc.board, sc.limits, sc.players, t.schedule, t.games_per_pair, sc.seed, openings, env!("CARGO_PKG_VERSION")
+    );
+    let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x1000_0000_01b3));
+    format!("{h:016x}")
+}
+
+/// Writes the report files of `formats` into `dir`.
+pub fn write_reports(dir: &Path, r: &report::Report, settings: &ReportSettings) -> std::io::Result<()> {
+    for f in &settings.formats {
+        match f {
+            ReportFormat::Markdown => write_atomic(&dir.join("report.md"), report::markdown(r).as_bytes())?,
+            ReportFormat::Json => {
+                let j = serde_json::to_vec_pretty(&report::json_value(r)).map_err(std::io::Error::other)?;
+                write_atomic(&dir.join("report.json"), &j)?
+            }
+            ReportFormat::Csv => write_atomic(&dir.join("standings.csv"), report::csv(r).as_bytes())?,
+            ReportFormat::Html => write_atomic(&dir.join("report.html"), report::html(r).as_bytes())?,
+        }
+    }
+    Ok(())
+}
 
 /// `mode: tournament`. Returns the process exit code.
-pub fn run_tournament(sc: &Scenario, _json: bool) -> u8 {
-    eprintln!("{}: mode `tournament` is not available in this build yet", sc.path.display());
-    2
+pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> u8 {
+    let t = sc.tournament.clone().unwrap_or_default();
+    let rs = sc.report.clone().unwrap_or_default();
+    let dir = rs.dir_for(&sc.path);
+    let openings = match schedule::load_openings(&t.openings, sc.board, sc.seed, &sc.path) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{}: {e}", sc.path.display());
+            return 2;
+        }
+    };
+    let (pairs, per) = schedule::pairings(t.schedule, sc.players.len(), t.games_per_pair);
+    let plan = schedule::plan(&pairs, per, &openings);
+    let total = plan.len() as u64;
+    let (mut store, done) = match Store::open(&dir, &fingerprint(sc, &t, &openings), total, &sc.path, fresh) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let names: Vec<String> = sc.players.iter().map(|p| p.name.clone()).collect();
+    let anchor = t.anchor.as_ref().and_then(|(n, e)| names.iter().position(|p| p == n).map(|i| (i, *e)));
+    let finished: std::collections::HashSet<u64> = done.iter().map(|g| g.game).collect();
+    let todo: Vec<Planned> = plan.into_iter().filter(|p| !finished.contains(&p.index)).collect();
+    if !done.is_empty() {
+        eprintln!("Resuming {}: {} of {total} games already played.", dir.display(), done.len());
+    }
+    let lines = Rc::new(RefCell::new(done));
+    let bar = if json || !std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let b = indicatif::ProgressBar::new(total);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  ETA {eta}  leader: {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    };
+    bar.set_position(total - todo.len() as u64);
+    let mut write_error: Option<String> = None;
+    let sys = System::new();
+    let outcome = sys.block_on(async {
+        let lines2 = lines.clone();
+        let on_done = |rec: GameRecord| {
+            let line = GameLine::from(&rec);
+            if let Err(e) = store.append(&line) {
+                write_error.get_or_insert(format!("cannot record game {}: {e}", line.game));
+            }
+            let mut all = lines2.borrow_mut();
+            all.push(line.clone());
+            let leader = leader(&names, &all);
+            bar.inc(1);
+            bar.set_message(leader.clone());
+            if json {
+                let mut g = serde_json::to_value(&line).unwrap_or_default();
+                g["event"] = json!("game_over");
+                println!("{g}");
+                println!("{}", json!({"event": "progress", "done": all.len(), "total": total, "leader": leader}));
+            }
+        };
+        tokio::select! {
+            r = play_all(sc, todo, total, t.concurrency as usize, on_done) => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    bar.finish_and_clear();
+    let saved = lines.borrow().len();
+    match outcome {
+        None => {
+            crate::players::external::kill_all_children();
+            eprintln!("\nInterrupted: {saved} of {total} games are saved in {}; run the same scenario again to continue.", dir.display());
+            return 130;
+        }
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+        Some(Ok(())) => {}
+    }
+    if let Some(e) = write_error {
+        eprintln!("error: {e}");
+        return 1;
+    }
+    let mut all = lines.borrow().clone();
+    all.sort_by_key(|g| g.game);
+    let rep = report::build(&sc.name, t.schedule.as_str(), &names, &all, total, anchor);
+    if let Err(e) = write_reports(&dir, &rep, &rs) {
+        eprintln!("error: cannot write the report in {}: {e}", dir.display());
+        return 1;
+    }
+    if json {
+        let players: Vec<_> = rep
+            .standings
+            .iter()
+            .map(|p| json!({"name": p.name, "wins": p.wins, "draws": p.draws, "losses": p.losses, "elo": p.elo, "elo_error": p.elo_error}))
+            .collect();
+        println!("{}", json!({"event": "summary", "players": players, "report": dir}));
+    } else {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}\nReport written to {}", report::markdown(&rep), dir.display());
+    }
+    0
+}
+
+/// The player with the best score so far, for the progress line.
+fn leader(names: &[String], games: &[GameLine]) -> String {
+    let mut pts = vec![(0.0f64, 0u32); names.len()];
+    for g in games {
+        let s0 = g.first_seat_score();
+        for (seat, s) in [(0, s0), (1, 1.0 - s0)] {
+            if let Some(i) = names.iter().position(|n| *n == g.players[seat]) {
+                pts[i].0 += s;
+                pts[i].1 += 1;
+            }
+        }
+    }
+    let best = (0..names.len()).max_by(|&a, &b| {
+        let r = |i: usize| if pts[i].1 > 0 { pts[i].0 / pts[i].1 as f64 } else { 0.0 };
+        r(a).total_cmp(&r(b))
+    });
+    best.map_or(String::new(), |i| {
+        format!("{} {:.0}%", names[i], if pts[i].1 > 0 { 100.0 * pts[i].0 / pts[i].1 as f64 } else { 0.0 })
+    })
 }

@@ -1,0 +1,201 @@
+//! The `alphazero` player kind: a trained network with MCTS, playing the
+//! most visited move (no noise), reusing its tree between moves.
+//!
+//! The model's `meta.json` gives the board it was trained for and the
+//! network's shape; a board of another size is refused with a message
+//! that says both (as an illegal answer the referee reports, since the
+//! board is only known when the player is first asked).
+
+use super::checkpoint::{self, BoardMeta, MODEL_FILE};
+use super::device::resolve_device;
+use super::inference::{Cache, CandleEvaluator, CpuEvaluator, Evaluate, Folded};
+use super::mcts::{most_visited, search, RootInfo, Tree};
+use super::network::Net;
+use crate::game::bitboard::{Bits, Geometry, Position, B256};
+use crate::game::{Answer, BoardConfig};
+use crate::players::{Strategy, TurnView};
+use crate::scenario::PlayerSpec;
+use serde_json::json;
+use std::path::Path;
+use std::sync::Arc;
+
+/// PUCT constant in play (the training default of alphazero.md).
+pub const PLAY_C_PUCT: f32 = 2.5;
+/// Cached network outputs kept by one player.
+const PLAYER_CACHE: usize = 200_000;
+
+/// The board-size-specific part: geometry and the tree kept between moves.
+enum Engine {
+    Small(Geometry<u64>, Option<Tree<u64>>),
+    Medium(Geometry<u128>, Option<Tree<u128>>),
+    Large(Geometry<B256>, Option<Tree<B256>>),
+}
+
+impl Engine {
+    fn new(cfg: BoardConfig) -> Engine {
+        match cfg.cells() {
+            0..=64 => Engine::Small(Geometry::new(cfg), None),
+            65..=128 => Engine::Medium(Geometry::new(cfg), None),
+            _ => Engine::Large(Geometry::new(cfg), None),
+        }
+    }
+}
+
+/// Searches from `pos`, reusing the kept tree when `pos` is its root or
+/// one move below it, and keeps the subtree of the chosen move.
+fn think<B: Bits>(
+    geo: &Geometry<B>,
+    kept: &mut Option<Tree<B>>,
+    pos: Position<B>,
+    eval: &mut dyn Evaluate,
+    cache: &mut Cache,
+    simulations: u32,
+) -> (usize, RootInfo) {
+    let mut tree = match kept.take() {
+        Some(t) if *t.root_pos() == pos => t,
+        Some(mut t) => {
+            let root = *t.root_pos();
+            let reply = (0..geo.cfg.cols).find(|&c| root.is_legal(geo, c) && root.play(geo, c).0 == pos);
+            match reply {
+                Some(c) => {
+                    t.advance(geo, c);
+                    t
+                }
+                None => Tree::new(pos),
+            }
+        }
+        None => Tree::new(pos),
+    };
+    search(&mut tree, geo, eval, cache, simulations, PLAY_C_PUCT);
+    let info = tree.root_info(geo.cfg.cols);
+    let col = most_visited(&info.visits);
+    tree.advance(geo, col);
+    *kept = Some(tree);
+    (col, info)
+}
+
+/// A network player.
+pub struct AlphaZeroBot {
+    /// Where the model came from, for messages.
+    source: String,
+    board: BoardMeta,
+    simulations: u32,
+    eval: Box<dyn Evaluate>,
+    cache: Cache,
+    engine: Option<Engine>,
+}
+
+impl AlphaZeroBot {
+    /// A player over an in-memory network (training's evaluation games).
+    pub fn with_evaluator(source: String, board: BoardMeta, simulations: u32, eval: Box<dyn Evaluate>) -> Self {
+        AlphaZeroBot {
+            source,
+            board,
+            simulations: simulations.max(1),
+            eval,
+            cache: Cache::new(PLAYER_CACHE),
+            engine: None,
+        }
+    }
+
+    /// Loads the player of a `players` entry: its `model`, `simulations`, `device`.
+    pub fn from_spec(spec: &PlayerSpec) -> Result<Self, String> {
+        let model = spec.model.as_ref().ok_or_else(|| {
+            format!(
+                "player `{}` is `alphazero` but has no `model`: give a training `out` directory or a checkpoint directory",
+                spec.name
+            )
+        })?;
+        Self::load(model, spec.simulations, &spec.device)
+    }
+
+    /// Loads a model (see [`checkpoint::resolve_model`]) onto `device`.
+    pub fn load(model: &Path, simulations: u32, device: &str) -> Result<Self, String> {
+        let dir = checkpoint::resolve_model(model)?;
+        let meta = checkpoint::read_meta(&dir)?;
+        let dev = resolve_device(device)?;
+        let net = Net::load(meta.network, &dir.join(MODEL_FILE), &dev)
+            .map_err(|e| format!("cannot load {}: {e}", dir.join(MODEL_FILE).display()))?;
+        let eval: Box<dyn Evaluate> = if dev.is_cpu() {
+            let folded = Folded::from_net(&net).map_err(|e| e.to_string())?;
+            Box::new(CpuEvaluator::new(Arc::new(folded)))
+        } else {
+            Box::new(CandleEvaluator { net })
+        };
+        let source = format!("{} (iteration {})", model.display(), meta.iteration);
+        Ok(Self::with_evaluator(source, meta.board, simulations, eval))
+    }
+
+    /// The refusal for a board the model was not trained for.
+    fn check_board(&self, cfg: BoardConfig) -> Result<(), String> {
+        let b = BoardMeta::from(cfg);
+        if b == self.board {
+            Ok(())
+        } else {
+            Err(format!(
+                "model {} was trained for a {} board and cannot play on this {} board",
+                self.source, self.board, b
+            ))
+        }
+    }
+
+    fn decide(&mut self, v: &TurnView) -> Result<(usize, RootInfo), String> {
+        let cfg = v.board.config();
+        self.check_board(cfg)?;
+        let engine = self.engine.get_or_insert_with(|| Engine::new(cfg));
+        let (eval, cache, sims) = (self.eval.as_mut(), &mut self.cache, self.simulations);
+        Ok(match engine {
+            Engine::Small(g, t) => think(g, t, Position::from_board(&v.board, v.seat), eval, cache, sims),
+            Engine::Medium(g, t) => think(g, t, Position::from_board(&v.board, v.seat), eval, cache, sims),
+            Engine::Large(g, t) => think(g, t, Position::from_board(&v.board, v.seat), eval, cache, sims),
+        })
+    }
+}
+
+impl Strategy for AlphaZeroBot {
+    fn choose(&mut self, v: &TurnView) -> Answer {
+        self.analyze(v).0
+    }
+
+    /// Per column: the share of the root's visits and the mean value of the
+    /// move for the player to move (`null` for full columns).
+    fn analyze(&mut self, v: &TurnView) -> (Answer, Option<serde_json::Value>) {
+        match self.decide(v) {
+            Ok((col, info)) => {
+                let total: u32 = info.visits.iter().sum();
+                let scores: Vec<serde_json::Value> = (0..info.visits.len())
+                    .map(|c| {
+                        if v.board.height(c) >= v.board.rows() {
+                            serde_json::Value::Null
+                        } else {
+                            json!({
+                                "share": info.visits[c] as f64 / total.max(1) as f64,
+                                "value": info.q[c].map(|q| (q as f64 * 1e4).round() / 1e4),
+                            })
+                        }
+                    })
+                    .collect();
+                (Answer::Column(col as i64), Some(json!(scores)))
+            }
+            Err(e) => {
+                tracing::error!("{e}");
+                (Answer::Malformed(e.clone()), Some(json!({ "error": e })))
+            }
+        }
+    }
+
+    fn new_game(&mut self, _seed: u64) {
+        // The search is deterministic; a new game only drops the old tree.
+        if let Some(e) = &mut self.engine {
+            match e {
+                Engine::Small(_, t) => *t = None,
+                Engine::Medium(_, t) => *t = None,
+                Engine::Large(_, t) => *t = None,
+            }
+        }
+    }
+
+    fn is_heavy(&self) -> bool {
+        true
+    }
+}

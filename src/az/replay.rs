@@ -1,0 +1,217 @@
+//! The replay buffer: the most recent self-play positions, sampled
+//! uniformly for training, each drawn as itself or its mirror image with
+//! equal chance (mirror augmentation), and saved with each checkpoint so a
+//! resumed run trains on the same data.
+
+use super::encode::{Sample, PLANES};
+use crate::game::MAX_SIDE;
+use rand::Rng;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// A ring buffer of samples.
+pub struct Replay {
+    samples: Vec<Sample>,
+    capacity: usize,
+    /// Where the next sample goes once full.
+    next: usize,
+}
+
+/// File magic and format version of `replay.bin`.
+const MAGIC: &[u8; 8] = b"C4RPLY01";
+
+impl Replay {
+    pub fn new(capacity: usize) -> Self {
+        Replay {
+            samples: Vec::new(),
+            capacity: capacity.max(1),
+            next: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    pub fn push(&mut self, s: Sample) {
+        if self.samples.len() < self.capacity {
+            self.samples.push(s);
+        } else {
+            self.samples[self.next] = s;
+            self.next = (self.next + 1) % self.capacity;
+        }
+    }
+
+    /// Fills `planes` (`n·rows·cols·3`), `policy` (`n·cols`) and `value`
+    /// (`n`) with `n` samples drawn uniformly, each mirrored with chance ½.
+    pub fn batch(
+        &self,
+        rng: &mut impl Rng,
+        n: usize,
+        rows: usize,
+        cols: usize,
+        planes: &mut Vec<f32>,
+        policy: &mut Vec<f32>,
+        value: &mut Vec<f32>,
+    ) {
+        let inp = rows * cols * PLANES;
+        planes.resize(n * inp, 0.0);
+        policy.resize(n * cols, 0.0);
+        value.resize(n, 0.0);
+        for i in 0..n {
+            let s = &self.samples[rng.gen_range(0..self.samples.len())];
+            let mirror = rng.gen_bool(0.5);
+            s.encode_into(
+                rows,
+                cols,
+                mirror,
+                &mut planes[i * inp..(i + 1) * inp],
+                &mut policy[i * cols..(i + 1) * cols],
+            );
+            value[i] = s.value;
+        }
+    }
+
+    /// The samples oldest first (so a reload keeps the ring's order).
+    fn in_order(&self) -> impl Iterator<Item = &Sample> {
+        let (a, b) = self.samples.split_at(self.next.min(self.samples.len()));
+        b.iter().chain(a.iter())
+    }
+
+    /// Writes the buffer to `path` (a plain little-endian format: magic,
+    /// count, then per sample 8 words of cells, 16 policy floats, a value).
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+        w.write_all(MAGIC)?;
+        w.write_all(&(self.samples.len() as u64).to_le_bytes())?;
+        for s in self.in_order() {
+            for x in s.mine.iter().chain(s.theirs.iter()) {
+                w.write_all(&x.to_le_bytes())?;
+            }
+            for p in s.policy {
+                w.write_all(&p.to_le_bytes())?;
+            }
+            w.write_all(&s.value.to_le_bytes())?;
+        }
+        let f = w.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()
+    }
+
+    /// Reads a buffer written by [`Replay::save`] into a buffer of
+    /// `capacity` (keeping the newest samples if it holds more).
+    pub fn load(path: &Path, capacity: usize) -> std::io::Result<Self> {
+        let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, m.to_string());
+        let mut r = std::io::BufReader::new(std::fs::File::open(path)?);
+        let mut magic = [0u8; 8];
+        r.read_exact(&mut magic)?;
+        if &magic != MAGIC {
+            return Err(bad("not a c4sim replay buffer"));
+        }
+        let mut b8 = [0u8; 8];
+        r.read_exact(&mut b8)?;
+        let n = u64::from_le_bytes(b8) as usize;
+        let mut out = Replay::new(capacity);
+        let mut b4 = [0u8; 4];
+        for _ in 0..n {
+            let mut words = [0u64; 8];
+            for w in &mut words {
+                r.read_exact(&mut b8)?;
+                *w = u64::from_le_bytes(b8);
+            }
+            let mut policy = [0f32; MAX_SIDE];
+            for p in &mut policy {
+                r.read_exact(&mut b4)?;
+                *p = f32::from_le_bytes(b4);
+            }
+            r.read_exact(&mut b4)?;
+            out.push(Sample {
+                mine: [words[0], words[1], words[2], words[3]],
+                theirs: [words[4], words[5], words[6], words[7]],
+                policy,
+                value: f32::from_le_bytes(b4),
+            });
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn sample(i: u64) -> Sample {
+        let mut policy = [0f32; MAX_SIDE];
+        policy[(i % 5) as usize] = 1.0;
+        Sample {
+            mine: [i, 0, 0, 0],
+            theirs: [i << 20, 0, 0, 0],
+            policy,
+            value: if i % 2 == 0 { 1.0 } else { -1.0 },
+        }
+    }
+
+    #[test]
+    fn ring_keeps_the_newest() {
+        let mut r = Replay::new(3);
+        for i in 0..5 {
+            r.push(sample(i));
+        }
+        assert_eq!(r.len(), 3);
+        let kept: Vec<u64> = r.in_order().map(|s| s.mine[0]).collect();
+        assert_eq!(kept, vec![2, 3, 4]);
+    }
+
+    #[test]
+    fn save_load_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = Replay::new(4);
+        for i in 0..6 {
+            r.push(sample(i));
+        }
+        let p = dir.path().join("replay.bin");
+        r.save(&p).unwrap();
+        let back = Replay::load(&p, 4).unwrap();
+        assert_eq!(back.in_order().copied().collect::<Vec<_>>(), r.in_order().copied().collect::<Vec<_>>());
+        // A smaller capacity keeps the newest.
+        let small = Replay::load(&p, 2).unwrap();
+        assert_eq!(small.in_order().map(|s| s.mine[0]).collect::<Vec<_>>(), vec![4, 5]);
+        std::fs::write(&p, b"garbage!").unwrap();
+        assert!(Replay::load(&p, 4).is_err());
+    }
+
+    #[test]
+    fn batches_mirror_about_half_the_time() {
+        let mut r = Replay::new(10);
+        // One asymmetric sample: a piece in the bottom-left corner, policy on column 0.
+        let mut policy = [0f32; MAX_SIDE];
+        policy[0] = 1.0;
+        r.push(Sample {
+            mine: [1, 0, 0, 0],
+            theirs: [0; 4],
+            policy,
+            value: 1.0,
+        });
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let (mut x, mut p, mut v) = (Vec::new(), Vec::new(), Vec::new());
+        r.batch(&mut rng, 200, 4, 5, &mut x, &mut p, &mut v);
+        let mut mirrored = 0;
+        for i in 0..200 {
+            let planes = &x[i * 60..(i + 1) * 60];
+            let pol = &p[i * 5..(i + 1) * 5];
+            if planes[0] == 1.0 {
+                assert_eq!(pol[0], 1.0);
+            } else {
+                assert_eq!(planes[4 * 3], 1.0, "the piece moved to column 4");
+                assert_eq!(pol[4], 1.0, "and so did the policy");
+                mirrored += 1;
+            }
+        }
+        assert!((60..140).contains(&mirrored), "{mirrored}");
+        assert!(v.iter().all(|&z| z == 1.0));
+    }
+}

@@ -1,0 +1,445 @@
+//! Self-play: many games advance at once, and the leaves their searches
+//! reach go to the network in one batch.
+//!
+//! A worker owns `concurrent` game slots. Each round, every game runs its
+//! search until it needs a network output (cache hits and terminal leaves
+//! are resolved on the spot), the pending leaves are encoded side by side
+//! and evaluated in one call, and each game takes its output and goes on.
+//! A game whose search is complete picks its move (in proportion to visits
+//! for the first `temperature_moves` plies, then the most visited), keeps
+//! the visit distribution as the policy target, and reuses the subtree.
+//!
+//! Workers run on their own threads, one per core by default, each with
+//! its own network evaluator and cache: on a CPU that keeps every core
+//! busy with large products instead of synchronising on small ones. Game
+//! `i` draws its randomness from `(seed, i)` alone, so the games do not
+//! depend on how they are spread over workers or batched.
+
+use super::encode::{encode, Sample, PLANES};
+use super::inference::{Cache, Evaluate};
+use super::mcts::{most_visited, Leaf, Tree};
+use crate::game::bitboard::{Bits, Geometry, Position, Status};
+use crate::players::derive_seed;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Self-play settings for one run of games.
+#[derive(Clone, Copy, Debug)]
+pub struct SelfPlayConfig {
+    pub simulations: u32,
+    pub c_puct: f32,
+    pub dirichlet_alpha: f32,
+    pub dirichlet_weight: f32,
+    pub temperature_moves: u32,
+    /// Games advanced at once by one worker (the largest network batch).
+    pub concurrent: usize,
+    /// Cached network outputs per worker (0: no cache).
+    pub cache_size: usize,
+}
+
+/// What a run of self-play did, for the metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SelfPlayStats {
+    pub games: u64,
+    pub moves: u64,
+    pub simulations: u64,
+    /// Positions sent to the network.
+    pub evaluations: u64,
+    /// Network calls (batches).
+    pub batches: u64,
+    pub cache_lookups: u64,
+    pub cache_hits: u64,
+}
+
+impl SelfPlayStats {
+    pub fn add(&mut self, o: &SelfPlayStats) {
+        self.games += o.games;
+        self.moves += o.moves;
+        self.simulations += o.simulations;
+        self.evaluations += o.evaluations;
+        self.batches += o.batches;
+        self.cache_lookups += o.cache_lookups;
+        self.cache_hits += o.cache_hits;
+    }
+
+    pub fn cache_hit_rate(&self) -> f64 {
+        if self.cache_lookups == 0 {
+            0.0
+        } else {
+            self.cache_hits as f64 / self.cache_lookups as f64
+        }
+    }
+
+    pub fn mean_batch(&self) -> f64 {
+        if self.batches == 0 {
+            0.0
+        } else {
+            self.evaluations as f64 / self.batches as f64
+        }
+    }
+}
+
+/// One finished game.
+#[derive(Clone, Debug)]
+pub struct GameOut {
+    /// Its number in the run (fixes its randomness).
+    pub index: u64,
+    pub moves: Vec<usize>,
+    /// Seat that won (0 moved first), `None` for a draw.
+    pub winner: Option<usize>,
+    pub samples: Vec<Sample>,
+}
+
+struct Slot<B: Bits> {
+    index: u64,
+    tree: Tree<B>,
+    rng: ChaCha8Rng,
+    moves: Vec<usize>,
+    /// Positions with their visit distributions, results filled in at the end.
+    history: Vec<(Position<B>, Vec<f32>)>,
+    sims_done: u32,
+    path: Vec<u32>,
+    /// Waiting for the network: the leaf position (`root`: it is the root's
+    /// first expansion, which is not a simulation).
+    pending: Option<(Position<B>, bool)>,
+}
+
+enum Step {
+    NeedsEval,
+    Finished(GameOut),
+}
+
+impl<B: Bits> Slot<B> {
+    fn new(index: u64, seed: u64) -> Self {
+        Slot {
+            index,
+            tree: Tree::new(Position::empty()),
+            rng: ChaCha8Rng::seed_from_u64(derive_seed(seed, index, 0x5e1f)),
+            moves: Vec::new(),
+            history: Vec::new(),
+            sims_done: 0,
+            path: Vec::new(),
+            pending: None,
+        }
+    }
+
+    /// Applies a network output to the pending leaf.
+    fn apply(&mut self, geo: &Geometry<B>, cfg: &SelfPlayConfig, logits: &[f32], value: f32, stats: &mut SelfPlayStats) {
+        let (pos, root) = self.pending.take().expect("a pending leaf");
+        let leaf = *self.path.last().expect("a path");
+        self.tree.expand(geo, leaf, &pos, logits);
+        self.tree.backup(&self.path, value);
+        if root {
+            self.tree
+                .add_root_noise(&mut self.rng, cfg.dirichlet_alpha, cfg.dirichlet_weight);
+        } else {
+            self.sims_done += 1;
+            stats.simulations += 1;
+        }
+    }
+
+    /// Runs the game until it needs the network or ends.
+    fn advance(
+        &mut self,
+        geo: &Geometry<B>,
+        cfg: &SelfPlayConfig,
+        cache: &mut Cache,
+        stats: &mut SelfPlayStats,
+    ) -> Step {
+        let cols = geo.cfg.cols;
+        loop {
+            if !self.tree.root_expanded() {
+                self.path.clear();
+                self.path.push(0);
+                let pos = *self.tree.root_pos();
+                if let Some(c) = cache.get(pos.key()) {
+                    self.pending = Some((pos, true));
+                    self.apply(geo, cfg, &c.logits[..cols], c.value, stats);
+                    continue;
+                }
+                self.pending = Some((pos, true));
+                return Step::NeedsEval;
+            }
+            if self.sims_done >= cfg.simulations {
+                if let Some(out) = self.play_move(geo, cfg, stats) {
+                    return Step::Finished(out);
+                }
+                continue;
+            }
+            match self.tree.select(geo, cfg.c_puct, &mut self.path) {
+                Leaf::Terminal { value } => {
+                    self.tree.backup(&self.path, value);
+                    self.sims_done += 1;
+                    stats.simulations += 1;
+                }
+                Leaf::Evaluate { pos } => {
+                    self.pending = Some((pos, false));
+                    if let Some(c) = cache.get(pos.key()) {
+                        self.apply(geo, cfg, &c.logits[..cols], c.value, stats);
+                        continue;
+                    }
+                    return Step::NeedsEval;
+                }
+            }
+        }
+    }
+
+    /// Picks and plays a move once the search is complete; returns the
+    /// game when it ends.
+    fn play_move(&mut self, geo: &Geometry<B>, cfg: &SelfPlayConfig, stats: &mut SelfPlayStats) -> Option<GameOut> {
+        let cols = geo.cfg.cols;
+        let info = self.tree.root_info(cols);
+        let total: u32 = info.visits.iter().sum();
+        let policy: Vec<f32> = info.visits.iter().map(|&v| v as f32 / total.max(1) as f32).collect();
+        let pos = *self.tree.root_pos();
+        let col = if (self.moves.len() as u32) < cfg.temperature_moves && total > 0 {
+            let mut x = self.rng.gen_range(0..total);
+            let mut pick = 0;
+            for (c, &v) in info.visits.iter().enumerate() {
+                if x < v {
+                    pick = c;
+                    break;
+                }
+                x -= v;
+            }
+            pick
+        } else {
+            most_visited(&info.visits)
+        };
+        self.history.push((pos, policy));
+        self.moves.push(col);
+        stats.moves += 1;
+        let (_, status) = pos.play(geo, col);
+        if status != Status::Ongoing {
+            let n = self.moves.len();
+            let winner = (status == Status::Won).then_some((n - 1) % 2);
+            let cells = geo.cfg.cells();
+            let samples = self
+                .history
+                .iter()
+                .enumerate()
+                .map(|(ply, (p, pol))| {
+                    let z = match winner {
+                        None => 0.0,
+                        Some(w) if w == ply % 2 => 1.0,
+                        Some(_) => -1.0,
+                    };
+                    Sample::new(p, cells, pol, z)
+                })
+                .collect();
+            stats.games += 1;
+            return Some(GameOut {
+                index: self.index,
+                moves: std::mem::take(&mut self.moves),
+                winner,
+                samples,
+            });
+        }
+        self.tree.advance(geo, col);
+        self.sims_done = 0;
+        if self.tree.root_expanded() {
+            self.tree
+                .add_root_noise(&mut self.rng, cfg.dirichlet_alpha, cfg.dirichlet_weight);
+        }
+        None
+    }
+}
+
+/// Plays games `first..first + count` on this thread, batching the leaves
+/// of up to `cfg.concurrent` games per network call. `done` counts
+/// finished games (for progress bars).
+pub fn play_games<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &SelfPlayConfig,
+    eval: &mut dyn Evaluate,
+    first: u64,
+    count: u64,
+    seed: u64,
+    done: &AtomicU64,
+) -> (Vec<GameOut>, SelfPlayStats) {
+    let (rows, cols) = (geo.cfg.rows, geo.cfg.cols);
+    let inp = rows * cols * PLANES;
+    let mut cache = Cache::new(cfg.cache_size);
+    let mut stats = SelfPlayStats::default();
+    let mut slots: Vec<Option<Slot<B>>> = (0..cfg.concurrent.max(1)).map(|_| None).collect();
+    let mut next = first;
+    let end = first + count;
+    let mut out = Vec::with_capacity(count as usize);
+    let mut planes: Vec<f32> = Vec::new();
+    let (mut logits, mut values) = (Vec::new(), Vec::new());
+    let mut waiting: Vec<usize> = Vec::new();
+    loop {
+        waiting.clear();
+        planes.clear();
+        for (i, slot) in slots.iter_mut().enumerate() {
+            loop {
+                if slot.is_none() {
+                    if next >= end {
+                        break;
+                    }
+                    *slot = Some(Slot::new(next, seed));
+                    next += 1;
+                }
+                let s = slot.as_mut().expect("filled above");
+                match s.advance(geo, cfg, &mut cache, &mut stats) {
+                    Step::NeedsEval => {
+                        let (pos, _) = s.pending.as_ref().expect("pending");
+                        let at = planes.len();
+                        planes.resize(at + inp, 0.0);
+                        encode(pos, rows, cols, &mut planes[at..]);
+                        waiting.push(i);
+                        break;
+                    }
+                    Step::Finished(g) => {
+                        out.push(g);
+                        done.fetch_add(1, Ordering::Relaxed);
+                        *slot = None;
+                    }
+                }
+            }
+        }
+        if waiting.is_empty() {
+            break;
+        }
+        let n = waiting.len();
+        eval.evaluate(&planes, n, &mut logits, &mut values);
+        stats.evaluations += n as u64;
+        stats.batches += 1;
+        for (j, &i) in waiting.iter().enumerate() {
+            let s = slots[i].as_mut().expect("waiting slot");
+            let l = &logits[j * cols..(j + 1) * cols];
+            let key = s.pending.as_ref().expect("pending").0.key();
+            cache.insert(key, l, values[j]);
+            s.apply(geo, cfg, l, values[j], &mut stats);
+        }
+    }
+    stats.cache_lookups = cache.lookups;
+    stats.cache_hits = cache.hits;
+    out.sort_by_key(|g| g.index);
+    (out, stats)
+}
+
+/// Splits `games` over one thread per evaluator (each gets a contiguous
+/// range of game numbers) and merges the results in game order.
+pub fn play_parallel<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &SelfPlayConfig,
+    evals: &mut [Box<dyn Evaluate>],
+    games: u64,
+    seed: u64,
+    done: &AtomicU64,
+) -> (Vec<GameOut>, SelfPlayStats) {
+    let workers = evals.len().max(1) as u64;
+    let mut results: Vec<(Vec<GameOut>, SelfPlayStats)> = Vec::new();
+    std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        let mut first = 0;
+        for (w, ev) in evals.iter_mut().enumerate() {
+            let count = games / workers + u64::from((w as u64) < games % workers);
+            let start = first;
+            first += count;
+            handles.push(scope.spawn(move || play_games(geo, cfg, ev.as_mut(), start, count, seed, done)));
+        }
+        for h in handles {
+            results.push(h.join().expect("a self-play worker panicked"));
+        }
+    });
+    let mut all = Vec::new();
+    let mut stats = SelfPlayStats::default();
+    for (g, s) in results {
+        all.extend(g);
+        stats.add(&s);
+    }
+    all.sort_by_key(|g| g.index);
+    (all, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::az::inference::{CpuEvaluator, Folded};
+    use crate::az::network::{Net, NetShape};
+    use crate::game::{BoardConfig, Game};
+    use candle_core::Device;
+    use std::sync::Arc;
+
+    fn setup(rows: usize, cols: usize, win: usize) -> (Geometry<u64>, Arc<Folded>) {
+        let cfg = BoardConfig::new(rows, cols, win).unwrap();
+        let shape = NetShape {
+            rows,
+            cols,
+            blocks: 1,
+            channels: 8,
+            value_hidden: 8,
+        };
+        let net = Net::new(shape, 2, &Device::Cpu).unwrap();
+        (Geometry::new(cfg), Arc::new(Folded::from_net(&net).unwrap()))
+    }
+
+    fn cfg(concurrent: usize) -> SelfPlayConfig {
+        SelfPlayConfig {
+            simulations: 16,
+            c_puct: 2.5,
+            dirichlet_alpha: 0.5,
+            dirichlet_weight: 0.25,
+            temperature_moves: 4,
+            concurrent,
+            cache_size: 1000,
+        }
+    }
+
+    #[test]
+    fn games_are_legal_and_samples_are_labelled() {
+        let (g, net) = setup(4, 5, 3);
+        let done = AtomicU64::new(0);
+        let mut ev = CpuEvaluator::new(net);
+        let (games, stats) = play_games(&g, &cfg(4), &mut ev, 0, 6, 1, &done);
+        assert_eq!(games.len(), 6);
+        assert_eq!(done.load(Ordering::Relaxed), 6);
+        assert_eq!(stats.games, 6);
+        assert!(stats.mean_batch() > 1.0, "leaves of several games share a batch");
+        for game in &games {
+            // The referee's rules agree with the bitboards on every move and the end.
+            let mut r = Game::new(g.cfg, 2, 1);
+            for &m in &game.moves {
+                assert!(r.to_move().is_some());
+                r.submit(crate::game::Answer::Column(m as i64));
+            }
+            assert!(r.is_over());
+            assert_eq!(r.outcome().unwrap().winner, game.winner);
+            assert_eq!(game.samples.len(), game.moves.len());
+            for (ply, s) in game.samples.iter().enumerate() {
+                assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                let expect = match game.winner {
+                    None => 0.0,
+                    Some(w) if w == ply % 2 => 1.0,
+                    Some(_) => -1.0,
+                };
+                assert_eq!(s.value, expect);
+            }
+        }
+    }
+
+    /// A game's moves depend on its number and the seed, not on how many
+    /// games share a batch or a worker.
+    #[test]
+    fn batching_does_not_change_the_games() {
+        let (g, net) = setup(4, 5, 3);
+        let done = AtomicU64::new(0);
+        let mut c = cfg(1);
+        c.cache_size = 0;
+        let (one, s1) = play_games(&g, &c, &mut CpuEvaluator::new(net.clone()), 0, 4, 9, &done);
+        c.concurrent = 4;
+        let (many, s4) = play_games(&g, &c, &mut CpuEvaluator::new(net.clone()), 0, 4, 9, &done);
+        let mut evals: Vec<Box<dyn Evaluate>> = vec![
+            Box::new(CpuEvaluator::new(net.clone())),
+            Box::new(CpuEvaluator::new(net)),
+        ];
+        let (par, _) = play_parallel(&g, &c, &mut evals, 4, 9, &done);
+        let moves = |v: &[GameOut]| v.iter().map(|g| g.moves.clone()).collect::<Vec<_>>();
+        assert_eq!(moves(&one), moves(&many));
+        assert_eq!(moves(&one), moves(&par));
+        assert!(s4.batches < s1.batches);
+    }
+}

@@ -1,0 +1,549 @@
+//! `mode: join` (and `c4sim join`): c4sim's own players as clients of a
+//! lobby server. Each listed player gets a connection and the same player
+//! actor it would have in a local match; the client tracks the board from
+//! `game.action` events (the server never sends it), hands the player a
+//! [`TurnView`] on `game.your_turn`, and sends its answer back as a move.
+//! So every kind — bots, minimax, external programs, a person at the
+//! terminal — plays over the network without knowing it.
+
+use super::codec::{parse_server_line, req_line, ServerLine};
+use super::lines::{Line, LineReader};
+use crate::actors::messages::{Abandon, GameEnded, GameEvent, NewGame, Reply, Shutdown, YourTurn};
+use crate::actors::player::PlayerActor;
+use crate::actors::runner::{start_player, Output};
+use crate::actors::sinks::{JsonWriter, Renderer};
+use crate::game::{Answer, Board, EndReason, Refusal, DEFAULT_LETTERS, DEFAULT_MAX_INVALID};
+use crate::players::{derive_seed, TurnView};
+use crate::record::{PlayerResult, Tally};
+use crate::scenario::net::{GameKind, JoinSettings};
+use crate::scenario::{PlayerKind, PlayerSpec, RenderStyle};
+use actix::prelude::*;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::io::Write;
+use std::time::Duration;
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::net::tcp::OwnedWriteHalf;
+use tokio::net::TcpStream;
+
+/// Everything a join run needs.
+#[derive(Clone, Debug)]
+pub struct JoinConfig {
+    pub settings: JoinSettings,
+    pub players: Vec<PlayerSpec>,
+    pub seed: u64,
+    pub out: Output,
+}
+
+/// The player's answer in progress (pinned: actix requests are not `Unpin`).
+type Asking = std::pin::Pin<Box<Request<PlayerActor, YourTurn>>>;
+
+/// How long to wait for the server to accept the connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// A full lobby is asked again after this long, at most [`FULL_RETRIES`] times.
+const FULL_RETRY: Duration = Duration::from_millis(250);
+const FULL_RETRIES: u32 = 240;
+/// Server lines are short; this only bounds a misbehaving server.
+const MAX_SERVER_LINE: usize = 1 << 20;
+
+/// What a request was for, to act on its answer.
+#[derive(Clone, Debug)]
+enum Pending {
+    Hello,
+    Login,
+    Subscribe,
+    Ready,
+    Action(i64),
+    Leave,
+}
+
+/// The client's copy of a match, rebuilt from events.
+struct MatchView {
+    id: String,
+    names: Vec<String>,
+    me: usize,
+    board: Board,
+    moves: Vec<usize>,
+    active: Vec<bool>,
+    /// Why the last answer was refused, shown with the next question.
+    refusal: Option<Refusal>,
+    invalid: u32,
+}
+
+/// One player's connection and state.
+struct Client {
+    name: String,
+    w: OwnedWriteHalf,
+    next_id: u64,
+    pending: HashMap<String, Pending>,
+    game: GameKind,
+    matches: u32,
+    played: u32,
+    number: u64,
+    full_retries: u32,
+    current: Option<MatchView>,
+    tally: Tally,
+    show: Show,
+}
+
+/// How this client shows itself on standard output.
+struct Show {
+    json: bool,
+    /// Boards and moves (a person's client, or the only client of the run).
+    boards: Option<Renderer>,
+}
+
+impl Show {
+    fn print(&self, line: &str) {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(line.as_bytes());
+        let _ = out.flush();
+    }
+    fn json(&self, v: Value) {
+        if self.json {
+            self.print(&format!("{v}\n"));
+        }
+    }
+    fn render(&mut self, ev: &GameEvent) {
+        if self.json {
+            return;
+        }
+        if let Some(r) = &mut self.boards {
+            let text = r.text(ev);
+            self.print(&text);
+        }
+    }
+}
+
+fn result_of(word: &str) -> PlayerResult {
+    match word {
+        "WIN" => PlayerResult::Win,
+        "DRAW" => PlayerResult::Draw,
+        _ => PlayerResult::Loss,
+    }
+}
+
+/// The closest end reason of rules.md for a protocol reason, for players
+/// that are told how a game ended (external programs' `GAME_OVER` line).
+pub fn end_reason_of(reason: &str) -> EndReason {
+    match reason {
+        "normal" => EndReason::Win,
+        "board_full" => EndReason::Tie,
+        "timeout" => EndReason::Timeout,
+        "invalid_moves" => EndReason::TooManyInvalid,
+        _ => EndReason::Forfeit,
+    }
+}
+
+fn int(body: &Option<Map<String, Value>>, key: &str) -> Option<u64> {
+    body.as_ref()?.get(key)?.as_u64()
+}
+
+fn text<'a>(body: &'a Option<Map<String, Value>>, key: &str) -> Option<&'a str> {
+    body.as_ref()?.get(key)?.as_str()
+}
+
+impl Client {
+    async fn send(&mut self, match_id: Option<&str>, method: &str, params: Option<Value>, what: Pending) -> Result<(), String> {
+        self.next_id += 1;
+        let id = self.next_id.to_string();
+        let line = req_line(&id, match_id, method, params.as_ref());
+        self.pending.insert(id, what);
+        self.w
+            .write_all(line.as_bytes())
+            .await
+            .map_err(|e| format!("{}: lost the server: {e}", self.name))
+    }
+
+    async fn subscribe(&mut self) -> Result<(), String> {
+        let game = self.game.as_str();
+        self.send(None, "lobby.subscribe", Some(json!({ "game": game })), Pending::Subscribe)
+            .await
+    }
+
+    fn view(&mut self) -> Option<TurnView> {
+        let m = self.current.as_mut()?;
+        Some(TurnView {
+            game: self.number,
+            board: m.board.clone(),
+            seat: m.me,
+            seats: m.names.len(),
+            letters: DEFAULT_LETTERS.to_vec(),
+            moves: m.moves.clone(),
+            error: m.refusal.take(),
+            tries_left: DEFAULT_MAX_INVALID.saturating_sub(m.invalid).max(1),
+        })
+    }
+}
+
+/// Plays one listed player's matches; returns its tally.
+async fn play(cfg: JoinConfig, index: usize) -> Result<Tally, String> {
+    let spec = cfg.players[index].clone();
+    let name = spec.name.clone();
+    let addr = cfg.settings.server.clone();
+    let stream = match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(&addr)).await {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => return Err(format!("{name}: cannot connect to {addr}: {e}")),
+        Err(_) => return Err(format!("{name}: no answer from {addr} within {CONNECT_TIMEOUT:?}")),
+    };
+    let _ = stream.set_nodelay(true);
+    let (rd, w) = stream.into_split();
+    let mut lines = LineReader::new(BufReader::new(rd), MAX_SERVER_LINE);
+    let game = cfg.settings.game;
+    let actor = start_player(&spec, derive_seed(cfg.seed, 0, index as u64), cfg.out, game.max_players())?;
+    let show_boards = !cfg.out.json
+        && cfg.out.style != RenderStyle::None
+        && (spec.kind == PlayerKind::Human || cfg.players.len() == 1);
+    let mut c = Client {
+        name: name.clone(),
+        w,
+        next_id: 0,
+        pending: HashMap::new(),
+        game,
+        matches: cfg.settings.matches,
+        played: 0,
+        number: 0,
+        full_retries: 0,
+        current: None,
+        tally: Tally {
+            name: name.clone(),
+            ..Default::default()
+        },
+        show: Show {
+            json: cfg.out.json,
+            boards: show_boards.then_some(Renderer {
+                style: cfg.out.style,
+                seats: 2,
+            }),
+        },
+    };
+    c.send(None, "session.hello", Some(json!({ "version": 1 })), Pending::Hello)
+        .await?;
+    let result = drive(&mut c, &mut lines, &actor).await;
+    let _ = actor.send(Shutdown).await;
+    let _ = c.w.shutdown().await;
+    result.map(|()| c.tally)
+}
+
+/// The client's loop: server lines and the player's answers, until the
+/// last match is over.
+async fn drive(
+    c: &mut Client,
+    lines: &mut LineReader<BufReader<tokio::net::tcp::OwnedReadHalf>>,
+    actor: &Addr<PlayerActor>,
+) -> Result<(), String> {
+    let mut thinking: Option<Asking> = None;
+    loop {
+        tokio::select! {
+            line = lines.next_line() => {
+                let line = match line {
+                    Ok(Some(Line::Text(t))) => String::from_utf8_lossy(&t).into_owned(),
+                    Ok(Some(Line::TooLong { .. })) => return Err(format!("{}: the server sent an over-long line", c.name)),
+                    Ok(None) | Err(_) => return Err(format!("{}: the server closed the connection", c.name)),
+                };
+                let msg = parse_server_line(&line).map_err(|e| format!("{}: {e}", c.name))?;
+                if handle_line(c, msg, actor, &mut thinking).await? {
+                    return Ok(());
+                }
+            }
+            reply = async { thinking.as_mut().expect("guarded").await }, if thinking.is_some() => {
+                thinking = None;
+                answer(c, reply.unwrap_or_else(|_| Reply::Gone("the player stopped".into())), actor, &mut thinking).await?;
+            }
+        }
+    }
+}
+
+/// Sends the player's answer, or asks it again when the answer was not a
+/// column at all (a person's typo never reaches the server).
+async fn answer(
+    c: &mut Client,
+    reply: Reply,
+    actor: &Addr<PlayerActor>,
+    thinking: &mut Option<Asking>,
+) -> Result<(), String> {
+    let Some(m) = c.current.as_ref() else { return Ok(()) };
+    let match_id = m.id.clone();
+    match reply {
+        Reply::Answer(Answer::Column(col)) => {
+            c.send(
+                Some(&match_id),
+                "game.action",
+                Some(json!({ "type": "move", "move": col })),
+                Pending::Action(col),
+            )
+            .await
+        }
+        Reply::Answer(Answer::Malformed(why)) => {
+            let m = c.current.as_mut().expect("checked");
+            m.invalid += 1;
+            if m.invalid >= DEFAULT_MAX_INVALID {
+                return c.send(Some(&match_id), "game.leave", None, Pending::Leave).await;
+            }
+            m.refusal = Some(Refusal::Malformed(why));
+            if let Some(view) = c.view() {
+                *thinking = Some(Box::pin(actor.send(YourTurn(view))));
+            }
+            Ok(())
+        }
+        Reply::Gone(why) => {
+            tracing::info!("{}: leaves {match_id}: {why}", c.name);
+            c.send(Some(&match_id), "game.leave", None, Pending::Leave).await
+        }
+    }
+}
+
+/// Acts on one server line; `true` when this client is done.
+async fn handle_line(
+    c: &mut Client,
+    msg: ServerLine,
+    actor: &Addr<PlayerActor>,
+    thinking: &mut Option<Asking>,
+) -> Result<bool, String> {
+    match msg {
+        ServerLine::Ok { id, body } => match c.pending.remove(&id) {
+            Some(Pending::Hello) => {
+                let name = c.name.clone();
+                c.send(None, "session.login", Some(json!({ "player": name })), Pending::Login)
+                    .await?;
+            }
+            Some(Pending::Login) => {
+                tracing::debug!("{}: logged in (token {} characters)", c.name, text(&body, "session_token").map_or(0, str::len));
+                c.subscribe().await?;
+            }
+            Some(Pending::Subscribe) => {
+                c.full_retries = 0;
+                c.send(None, "lobby.ready", None, Pending::Ready).await?;
+            }
+            _ => {}
+        },
+        ServerLine::Err { id, code, message } => {
+            let what = c.pending.remove(&id);
+            let message = message.unwrap_or_default();
+            match (what, code.as_str()) {
+                (Some(Pending::Subscribe), "LOBBY_FULL") if c.full_retries < FULL_RETRIES => {
+                    c.full_retries += 1;
+                    tokio::time::sleep(FULL_RETRY).await;
+                    c.subscribe().await?;
+                }
+                (Some(Pending::Action(col)), "INVALID_MOVE") => {
+                    if let Some(m) = c.current.as_mut() {
+                        m.invalid += 1;
+                        m.refusal = Some(m.board.check(col).err().map_or(Refusal::Malformed(message), Refusal::from));
+                    }
+                }
+                (Some(Pending::Action(_) | Pending::Leave), _) => {
+                    tracing::warn!("{}: {code}: {message}", c.name);
+                }
+                (_, _) => return Err(format!("{}: the server refused: {code}: {message}", c.name)),
+            }
+        }
+        ServerLine::Event { match_id, event, body } => match event.as_str() {
+            "lobby.update" | "lobby.countdown" => {
+                tracing::debug!("{}: {event} {}", c.name, body.map(serde_json::Value::Object).unwrap_or_default());
+            }
+            "game.match_started" => {
+                let names: Vec<String> = body
+                    .as_ref()
+                    .and_then(|b| b.get("participants"))
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+                    .unwrap_or_default();
+                let (w, h) = (int(&body, "width"), int(&body, "height"));
+                let me = names.iter().position(|n| *n == c.name);
+                let (Some(m), Some(me), Some(w), Some(h)) = (match_id, me, w, h) else {
+                    return Err(format!("{}: a match start it cannot read", c.name));
+                };
+                let cfg = crate::game::BoardConfig::new(h as usize, w as usize, 4)
+                    .map_err(|e| format!("{}: the server's board: {e}", c.name))?;
+                c.number += 1;
+                let _ = actor
+                    .send(NewGame {
+                        game: c.number,
+                        seat: me,
+                        seed: derive_seed(0, c.number, me as u64),
+                    })
+                    .await;
+                c.show.json(json!({"event": "match_started", "player": c.name, "match": m, "game": c.game.as_str(),
+                    "participants": names, "width": w, "height": h}));
+                let board = Board::new(cfg);
+                c.show.render(&GameEvent::Started {
+                    game: c.number,
+                    games: c.matches as u64,
+                    names: names.clone(),
+                    cfg,
+                    opening: Vec::new(),
+                    board: board.clone(),
+                    seed: 0,
+                });
+                c.current = Some(MatchView {
+                    id: m,
+                    active: vec![true; names.len()],
+                    names,
+                    me,
+                    board,
+                    moves: Vec::new(),
+                    refusal: None,
+                    invalid: 0,
+                });
+            }
+            "game.your_turn" => {
+                if c.current.as_ref().map(|m| Some(&m.id)) == Some(match_id.as_ref()) && thinking.is_none() {
+                    if let Some(view) = c.view() {
+                        *thinking = Some(Box::pin(actor.send(YourTurn(view))));
+                    }
+                }
+            }
+            "game.action" => {
+                let Some(m) = c.current.as_mut().filter(|m| Some(&m.id) == match_id.as_ref()) else {
+                    return Ok(false);
+                };
+                let (player, col, row) = (text(&body, "player"), int(&body, "move"), int(&body, "row"));
+                let (Some(seat), Some(col), Some(row)) = (player.and_then(|p| m.names.iter().position(|n| n == p)), col, row)
+                else {
+                    return Err(format!("{}: a move it cannot read", c.name));
+                };
+                match m.board.drop_piece(col as usize, seat) {
+                    Ok(r) if r as u64 == row => {}
+                    other => tracing::warn!("{}: board out of step with the server: {other:?} vs row {row}", c.name),
+                }
+                m.moves.push(col as usize);
+                if seat == m.me {
+                    m.invalid = 0;
+                }
+                let n = m.names.len();
+                let next = (1..=n)
+                    .map(|k| (seat + k) % n)
+                    .find(|&s| m.active[s])
+                    .map(|s| (s, m.names[s].clone()));
+                let ev = GameEvent::Moved {
+                    game: c.number,
+                    seat,
+                    name: m.names[seat].clone(),
+                    col: col as usize,
+                    row: row as usize,
+                    number: m.moves.len(),
+                    board: m.board.clone(),
+                    next,
+                };
+                c.show.render(&ev);
+            }
+            "game.player_out" => {
+                let Some(m) = c.current.as_mut().filter(|m| Some(&m.id) == match_id.as_ref()) else {
+                    return Ok(false);
+                };
+                if let Some(seat) = text(&body, "player").and_then(|p| m.names.iter().position(|n| n == p)) {
+                    m.active[seat] = false;
+                    let ev = GameEvent::Out {
+                        game: c.number,
+                        seat,
+                        name: m.names[seat].clone(),
+                        reason: end_reason_of(text(&body, "reason").unwrap_or("")),
+                    };
+                    c.show.render(&ev);
+                }
+            }
+            "game.result" => {
+                let Some(m) = c.current.take().filter(|m| Some(&m.id) == match_id.as_ref()) else {
+                    return Ok(false);
+                };
+                if thinking.take().is_some() {
+                    actor.do_send(Abandon);
+                }
+                let word = text(&body, "result").unwrap_or("LOSS").to_string();
+                let reason = text(&body, "reason").unwrap_or("").to_string();
+                let result = result_of(&word);
+                let _ = actor
+                    .send(GameEnded {
+                        result,
+                        reason: end_reason_of(&reason),
+                    })
+                    .await;
+                match result {
+                    PlayerResult::Win => c.tally.wins += 1,
+                    PlayerResult::Draw => c.tally.draws += 1,
+                    PlayerResult::Loss => c.tally.losses += 1,
+                }
+                c.played += 1;
+                tracing::info!("{}: {} {word} ({reason})", c.name, m.id);
+                c.show.json(json!({"event": "result", "player": c.name, "match": m.id, "game": c.game.as_str(),
+                    "participants": m.names, "width": m.board.cols(), "height": m.board.rows(),
+                    "result": word, "reason": reason, "moves": m.moves.len()}));
+                if !c.show.json {
+                    c.show.print(&format!(
+                        "{}: match {} ({} players, {}×{}): {word} ({reason}) after {} moves\n",
+                        c.name,
+                        m.id,
+                        m.names.len(),
+                        m.board.cols(),
+                        m.board.rows(),
+                        m.moves.len()
+                    ));
+                }
+                if c.played >= c.matches {
+                    return Ok(true);
+                }
+                c.subscribe().await?;
+            }
+            _ => tracing::debug!("{}: unknown event {event}", c.name),
+        },
+    }
+    Ok(false)
+}
+
+/// Connects every listed player and plays until each has played its
+/// matches. Returns the exit code: 0 when all finished, 1 otherwise.
+pub fn join(cfg: JoinConfig) -> u8 {
+    if cfg.players.is_empty() {
+        eprintln!("error: `mode: join` needs at least one player");
+        return 2;
+    }
+    let sys = actix::System::new();
+    sys.block_on(async move {
+        let handles: Vec<_> = (0..cfg.players.len())
+            .map(|i| actix::spawn(play(cfg.clone(), i)))
+            .collect();
+        let all = async {
+            let mut results = Vec::new();
+            for h in handles {
+                results.push(h.await.unwrap_or_else(|e| Err(format!("a client stopped: {e}"))));
+            }
+            results
+        };
+        let results = tokio::select! {
+            r = all => r,
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("\nInterrupted.");
+                return 130;
+            }
+        };
+        let mut tallies = Vec::new();
+        let mut code = 0;
+        for (i, r) in results.into_iter().enumerate() {
+            match r {
+                Ok(t) => tallies.push(t),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    tallies.push(Tally {
+                        name: cfg.players[i].name.clone(),
+                        ..Default::default()
+                    });
+                    code = 1;
+                }
+            }
+        }
+        let summary = GameEvent::Summary { tallies };
+        let mut out = std::io::stdout().lock();
+        if cfg.out.json {
+            let _ = writeln!(out, "{}", JsonWriter::value(&summary));
+        } else {
+            let mut r = Renderer {
+                style: cfg.out.style,
+                seats: 2,
+            };
+            let _ = out.write_all(r.text(&summary).as_bytes());
+        }
+        let _ = out.flush();
+        code
+    })
+}
