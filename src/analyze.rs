@@ -12,7 +12,7 @@ use std::io::{BufRead, Write};
 pub fn analyzer(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>, String> {
     build_strategy(spec, seed).ok_or_else(|| {
         format!(
-            "`{}` players cannot be analyzed here; kinds that answer without a person: leftmost, rightmost, random, invalid, minimax, mcts",
+            "`{}` players cannot be analyzed here; kinds that answer without a person: leftmost, rightmost, random, invalid, minimax, mcts, alphazero (with a `model`)",
             spec.kind.as_str()
         )
     })

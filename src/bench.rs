@@ -142,3 +142,79 @@ mod tests {
         assert_eq!(plain_loop(50, 3), sys.block_on(through_actors(50, 3)));
     }
 }
+
+/// Tournament throughput against the same games in a plain loop.
+#[derive(Debug, Clone)]
+pub struct TournamentBench {
+    pub games: u64,
+    pub loop_games_per_s: f64,
+    /// (concurrency, games per second, ratio to the loop)
+    pub engine: Vec<(usize, f64, f64)>,
+    pub same_games: bool,
+}
+
+/// An order-independent digest of one game, so games finishing in any
+/// order on any lane can be compared with the loop's.
+fn game_digest(index: u64, moves: &[usize], winner: Option<usize>) -> u64 {
+    crate::players::derive_seed(checksum(index, moves, winner), index, 1)
+}
+
+/// A round-robin of fast bots (random, leftmost, rightmost, random) of about
+/// `games` games: through the tournament engine at each concurrency, and
+/// the same planned games in a plain loop (same referee state machine and
+/// bots, no actors, no files).
+pub fn tournament_bench(games: u64, concurrencies: &[usize]) -> TournamentBench {
+    use crate::tournament::{game_seed, play_all, schedule};
+    let yaml = "mode: tournament\nseed: 3\nplayers: [{kind: random}, {kind: leftmost}, {kind: rightmost}, {kind: random}]\n";
+    let sc = crate::scenario::parse_str(yaml, std::path::Path::new("bench.yaml")).expect("bench scenario");
+    let per = ((games / 6).max(2) / 2 * 2) as u32;
+    let openings = schedule::load_openings(&crate::scenario::tournament::OpeningSuite::Plies(2), sc.board, sc.seed, &sc.path)
+        .expect("openings");
+    let (pairs, per) = schedule::pairings(crate::scenario::tournament::Schedule::RoundRobin, 4, per);
+    let plan = schedule::plan(&pairs, per, &openings);
+    let total = plan.len() as u64;
+
+    let t = Instant::now();
+    let mut bots: Vec<Box<dyn Strategy>> =
+        sc.players.iter().map(|p| crate::players::build_strategy(p, 0).expect("bot")).collect();
+    let mut loop_sum = 0u64;
+    for p in &plan {
+        let gseed = game_seed(sc.seed, p.index);
+        for (seat, &who) in p.seats.iter().enumerate() {
+            bots[who].new_game(derive_seed(gseed, p.index, seat as u64));
+        }
+        let mut game = Game::with_opening(sc.board, 2, 5, &p.opening).expect("opening");
+        while let Some(seat) = game.to_move() {
+            let view = TurnView {
+                game: p.index,
+                board: game.board().clone(),
+                seat,
+                seats: 2,
+                letters: DEFAULT_LETTERS.to_vec(),
+                moves: game.moves().to_vec(),
+                error: None,
+                tries_left: 5,
+            };
+            let a = bots[p.seats[seat]].choose(&view);
+            game.submit(a);
+        }
+        loop_sum = loop_sum.wrapping_add(game_digest(p.index, game.moves(), game.outcome().and_then(|o| o.winner)));
+    }
+    let loop_rate = total as f64 / t.elapsed().as_secs_f64();
+
+    let mut engine = Vec::new();
+    let mut same = true;
+    for &c in concurrencies {
+        let sys = System::new();
+        let t = Instant::now();
+        let mut sum = 0u64;
+        sys.block_on(play_all(&sc, plan.clone(), total, c, |r| {
+            sum = sum.wrapping_add(game_digest(r.game, &r.moves, r.outcome.winner));
+        }))
+        .expect("tournament engine");
+        let rate = total as f64 / t.elapsed().as_secs_f64();
+        same &= sum == loop_sum;
+        engine.push((c, rate, rate / loop_rate));
+    }
+    TournamentBench { games: total, loop_games_per_s: loop_rate, engine, same_games: same }
+}

@@ -68,6 +68,13 @@ enum BenchWhat {
         #[arg(long, default_value_t = 2)]
         baseline: usize,
     },
+    /// A round-robin of fast bots through the tournament engine at concurrency 1 and 2, against a plain loop.
+    Tournament {
+        #[arg(long, default_value_t = 10000)]
+        games: u64,
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
     /// Random-vs-random 7×6 games through the referee and player actors, against a plain loop.
     Referee {
         #[arg(long, default_value_t = 20000)]
@@ -213,6 +220,29 @@ fn bench(what: BenchWhat) -> u8 {
                     eprintln!("error: {e}");
                     1
                 }
+            }
+        }
+        BenchWhat::Tournament { games, rounds } => {
+            let runs: Vec<_> = (0..rounds).map(|_| c4sim::bench::tournament_bench(games, &[1, 2])).collect();
+            let med = |f: &dyn Fn(&c4sim::bench::TournamentBench) -> f64| {
+                let mut v: Vec<f64> = runs.iter().map(f).collect();
+                c4sim::bench::median(&mut v)
+            };
+            println!("round-robin of 4 fast bots, {} games, {rounds} rounds (medians):", runs[0].games);
+            println!("  plain loop (same games, no actors):      {:>10.0} games/s", med(&|r| r.loop_games_per_s));
+            for (i, (c, _, _)) in runs[0].engine.iter().enumerate() {
+                println!(
+                    "  tournament engine, concurrency {c}:        {:>10.0} games/s   ratio to loop {:.2}",
+                    med(&|r| r.engine[i].1),
+                    med(&|r| r.engine[i].2)
+                );
+            }
+            let same = runs.iter().all(|r| r.same_games);
+            println!("  same games every way: {same}");
+            if same {
+                0
+            } else {
+                1
             }
         }
         BenchWhat::Referee { games, rounds } => {

@@ -137,7 +137,7 @@ mod tests {
         s.encode_into(6, 7, true, &mut planes, &mut pol);
         let mirrored = pos.mirrored(&g);
         assert_eq!(planes, planes_of(&mirrored, 6, 7));
-        assert_eq!(pol, vec![0.0, 0.75, 0.0, 0.0, 0.25, 0.0, 0.0]);
+        assert_eq!(pol, vec![0.75, 0.0, 0.0, 0.0, 0.25, 0.0, 0.0]);
         assert_eq!(pos.play(&g, 6).1, Status::Won);
         assert_eq!(mirrored.play(&g, 0).1, Status::Won);
         assert_eq!(mirrored.play(&g, 4).1, Status::Won);

@@ -12,6 +12,7 @@
 //! | [`metrics`] | metrics.csv and curves.svg |
 //! | [`player`] | the `alphazero` player kind |
 //! | [`device`] | `device: auto | cpu | cuda | metal` |
+//! | [`train`] | `mode: train`: the Trainer actor, iterations, evaluation through the referee |
 
 pub mod checkpoint;
 pub mod device;
@@ -23,11 +24,6 @@ pub mod network;
 pub mod player;
 pub mod replay;
 pub mod selfplay;
+pub mod train;
 
-use crate::scenario::Scenario;
-
-/// `mode: train`. Returns the process exit code.
-pub fn run_train(sc: &Scenario, _json: bool) -> u8 {
-    eprintln!("{}: mode `train` is not available in this build yet", sc.path.display());
-    2
-}
+pub use train::run_train;

@@ -159,7 +159,7 @@ async fn swarm_client(i: usize, addr: String, args: LobbyArgs, shared: Rc<RefCel
             ServerLine::Ok { .. } => {}
             ServerLine::Err { id, code, .. } if id == sub_id && code == "LOBBY_FULL" => {
                 shared.borrow_mut().lobby_full += 1;
-                tokio::time::sleep(Duration::from_millis(5 + rng.below(20))).await;
+                tokio::time::sleep(Duration::from_millis(20 + rng.below(80))).await;
                 let (id, l) = line("lobby.subscribe", None, Some(serde_json::json!({"game": game})));
                 sub_id = id;
                 send.push_str(&l);

@@ -75,7 +75,15 @@ pub fn build_strategy(spec: &PlayerSpec, seed: u64) -> Option<Box<dyn Strategy>>
         PlayerKind::Invalid => Box::new(InvalidBot),
         PlayerKind::Minimax => Box::new(MinimaxBot::new(spec.depth)),
         PlayerKind::Mcts => Box::new(MctsBot::new(spec.simulations, seed)),
-        PlayerKind::Human | PlayerKind::External | PlayerKind::Alphazero => return None,
+        PlayerKind::Alphazero => match crate::az::player::AlphaZeroBot::from_spec(spec) {
+            Ok(b) => Box::new(b),
+            Err(e) => {
+                // The callers only learn "not available": say why here.
+                tracing::error!("player `{}`: {e}", spec.name);
+                return None;
+            }
+        },
+        PlayerKind::Human | PlayerKind::External => return None,
     })
 }
 

@@ -74,8 +74,6 @@ const TOP_KEYS: [&str; 14] = [
 const BOARD_KEYS: [&str; 3] = ["rows", "cols", "win_length"];
 const LIMITS_KEYS: [&str; 2] = ["move_time", "max_invalid_moves"];
 const MATCH_KEYS: [&str; 2] = ["games", "swap_colors"];
-/// Sections of modes typed elsewhere: checked to be mappings, kept raw.
-
 const MODES: [&str; 5] = ["match", "tournament", "train", "serve", "join"];
 const RENDERS: [&str; 4] = ["emoji", "fullwidth", "ascii", "none"];
 const COLORS: [&str; 3] = ["auto", "always", "never"];

@@ -93,10 +93,10 @@ pub fn fit(n: usize, games: &[Result2], anchor: Option<(usize, f64)>) -> Ratings
             bound[i] = Some(Bound::Upper);
         }
     }
-    for i in 0..n {
-        for j in 0..n {
-            if i != j && played[i][j] > 0.0 {
-                played[i][j] += PRIOR_DRAWS;
+    for (i, row) in played.iter_mut().enumerate() {
+        for (j, games) in row.iter_mut().enumerate() {
+            if i != j && *games > 0.0 {
+                *games += PRIOR_DRAWS;
                 score[i] += 0.5 * PRIOR_DRAWS;
                 total[i] += PRIOR_DRAWS;
             }

@@ -73,10 +73,12 @@ pub fn build(name: &str, schedule: &str, players: &[String], games: &[GameLine],
         let sa = g.first_seat_score();
         results.push(Result2 { a, b, score_a: sa });
         for (me, s) in [(a, sa), (b, 1.0 - sa)] {
-            match s {
-                x if x == 1.0 => wdl[me].0 += 1,
-                x if x == 0.5 => wdl[me].1 += 1,
-                _ => wdl[me].2 += 1,
+            if s == 1.0 {
+                wdl[me].0 += 1;
+            } else if s == 0.5 {
+                wdl[me].1 += 1;
+            } else {
+                wdl[me].2 += 1;
             }
             ended[me][reason_ix(g.reason)] += 1;
             if s == 0.0 && FAULTS.contains(&g.reason) {

@@ -34,7 +34,7 @@ pub fn pairings(schedule: Schedule, players: usize, games_per_pair: u32) -> (Vec
 /// pairs before the next opening, so partial results stay balanced.
 pub fn plan(pairs: &[(usize, usize)], games_per_pair: u32, openings: &[Vec<usize>]) -> Vec<Planned> {
     let mut out = Vec::new();
-    let empty = vec![Vec::new()];
+    let empty = [Vec::new()];
     let openings = if openings.is_empty() { &empty[..] } else { openings };
     for k in 0..games_per_pair as usize {
         let opening = &openings[(k / 2) % openings.len()];

@@ -1,0 +1,671 @@
+//! `mode: train`: the Trainer actor and the iteration loop.
+//!
+//! Each iteration: self-play (workers, batched inference) → replay buffer →
+//! AdamW steps (once the buffer holds `replay.min_size` positions) →
+//! evaluation every `eval.every` iterations, through the same referee and
+//! player actors as every other game → checkpoint → `metrics.csv` and
+//! `curves.svg`. Evaluation runs before the checkpoint so that the
+//! checkpoint's metrics include its score; a kill during evaluation repeats
+//! that iteration on resume, never leaves a half-counted one.
+//!
+//! The Trainer actor owns the run's state. CPU-heavy phases run on the
+//! blocking pool, so the actor system stays free to run evaluation games
+//! (which need the referee and player actors) and to notice Ctrl-C.
+
+use super::checkpoint::{self, BoardMeta, Meta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE};
+use super::device::{device_name, resolve_device};
+use super::encode::PLANES;
+use super::inference::{CandleEvaluator, CpuEvaluator, Evaluate, Folded};
+use super::metrics::{self, Row};
+use super::network::{AdamW, Net, NetShape};
+use super::player::AlphaZeroBot;
+use super::replay::Replay;
+use super::selfplay::{play_parallel, SelfPlayConfig};
+use crate::actors::messages::{PlayGame, PlayerHandle, Seat, Shutdown};
+use crate::actors::player::bot;
+use crate::actors::referee::Referee;
+use crate::game::bitboard::{Geometry, B256};
+use crate::game::openings::{all_openings, parse_opening_file};
+use crate::game::{BoardConfig, DEFAULT_LETTERS};
+use crate::players::{build_strategy, derive_seed};
+use crate::scenario::train::{OpeningSuite, TrainSettings};
+use crate::scenario::Scenario;
+use actix::prelude::*;
+use candle_core::{Device, Tensor};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Everything a run carries from one iteration to the next.
+pub struct TrainState {
+    name: String,
+    seed: u64,
+    cfg: BoardConfig,
+    settings: TrainSettings,
+    out: PathBuf,
+    device: Device,
+    net: Net,
+    opt: AdamW,
+    replay: Replay,
+    folded: Arc<Folded>,
+    history: Vec<Row>,
+    /// Iterations completed.
+    iteration: u32,
+    workers: usize,
+    json: bool,
+    openings: Vec<Vec<usize>>,
+}
+
+fn bar(len: u64, what: &str) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template(&format!(
+            "{{prefix:>10}} [{{bar:30}}] {{pos}}/{{len}} {what} ({{per_sec}}, eta {{eta}})"
+        ))
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    pb
+}
+
+/// The training settings as JSON, for `meta.json`.
+fn settings_json(t: &TrainSettings) -> serde_json::Value {
+    let openings = match &t.eval.openings {
+        OpeningSuite::Plies(p) => json!({ "plies": p }),
+        OpeningSuite::File(f) => json!({ "file": f }),
+    };
+    json!({
+        "network": { "blocks": t.network.blocks, "channels": t.network.channels, "value_hidden": t.network.value_hidden },
+        "mcts": { "simulations": t.mcts.simulations, "c_puct": t.mcts.c_puct,
+                  "dirichlet_alpha": t.mcts.dirichlet_alpha, "dirichlet_weight": t.mcts.dirichlet_weight },
+        "self_play": { "games_per_iteration": t.self_play.games_per_iteration, "temperature_moves": t.self_play.temperature_moves,
+                       "workers": t.self_play.workers, "concurrent_games": t.self_play.concurrent_games,
+                       "cache_size": t.self_play.cache_size },
+        "optimizer": { "steps_per_iteration": t.optimizer.steps_per_iteration, "batch_size": t.optimizer.batch_size,
+                       "learning_rate": t.optimizer.learning_rate, "weight_decay": t.optimizer.weight_decay },
+        "replay": { "capacity": t.replay.capacity, "min_size": t.replay.min_size },
+        "eval": { "every": t.eval.every, "games": t.eval.games, "opponent": t.eval.opponent.name,
+                  "opponent_kind": t.eval.opponent.kind.as_str(), "openings": openings,
+                  "simulations": t.eval_simulations() },
+        "iterations": t.iterations,
+        "device": t.device,
+    })
+}
+
+impl TrainState {
+    /// Starts a run: resumes from the last checkpoint in `out` when asked
+    /// and present, else starts from a fresh network.
+    fn open(sc: &Scenario, json: bool) -> Result<TrainState, String> {
+        let settings = sc.train.clone().unwrap_or_default();
+        let out = settings.out_dir(&sc.path);
+        let cfg = sc.board;
+        let device = resolve_device(&settings.device)?;
+        let shape = NetShape {
+            rows: cfg.rows,
+            cols: cfg.cols,
+            blocks: settings.network.blocks as usize,
+            channels: settings.network.channels as usize,
+            value_hidden: settings.network.value_hidden as usize,
+        };
+        let workers = match settings.self_play.workers {
+            0 if device.is_cpu() => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            0 => 1,
+            n => n as usize,
+        };
+        let openings = match &settings.eval.openings {
+            OpeningSuite::Plies(p) => all_openings(cfg, *p as usize),
+            OpeningSuite::File(f) => {
+                let text =
+                    std::fs::read_to_string(f).map_err(|e| format!("eval openings file {}: {e}", f.display()))?;
+                parse_opening_file(&text, cfg).map_err(|e| format!("eval openings file {}: {e}", f.display()))?
+            }
+        };
+        let openings = if openings.is_empty() { vec![Vec::new()] } else { openings };
+        let candle = |e: candle_core::Error| e.to_string();
+        let capacity = settings.replay.capacity as usize;
+
+        let latest = if settings.resume {
+            checkpoint::latest(&out)
+        } else {
+            None
+        };
+        let (net, opt, replay, history, iteration) = match latest {
+            Some(dir) => {
+                let meta = checkpoint::read_meta(&dir)?;
+                let board = BoardMeta::from(cfg);
+                if meta.board != board {
+                    return Err(format!(
+                        "{} holds a model for a {} board, but this scenario's board is {}: \
+                         use another `out`, or `resume: false` to start over",
+                        out.display(),
+                        meta.board,
+                        board
+                    ));
+                }
+                if meta.network != shape {
+                    return Err(format!(
+                        "{} holds a network of {} blocks × {} channels (value head {}), but `train.network` asks \
+                         for {} × {} ({}): use another `out`, or `resume: false` to start over",
+                        out.display(),
+                        meta.network.blocks,
+                        meta.network.channels,
+                        meta.network.value_hidden,
+                        shape.blocks,
+                        shape.channels,
+                        shape.value_hidden
+                    ));
+                }
+                let net = Net::load(shape, &dir.join(MODEL_FILE), &device).map_err(candle)?;
+                let mut opt = AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay)
+                    .map_err(candle)?;
+                opt.load(&net, &dir.join(OPTIMIZER_FILE), meta.optimizer_step)
+                    .map_err(candle)?;
+                let replay = Replay::load(&dir.join(REPLAY_FILE), capacity)
+                    .map_err(|e| format!("{}: {e}", dir.join(REPLAY_FILE).display()))?;
+                (net, opt, replay, meta.metrics, meta.iteration)
+            }
+            None => {
+                if out.join("checkpoints").exists() && !settings.resume {
+                    tracing::warn!("resume: false: starting over in {}", out.display());
+                    std::fs::remove_dir_all(out.join("checkpoints"))
+                        .map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
+                }
+                let net = Net::new(shape, derive_seed(sc.seed, 0, 0x6e6e), &device).map_err(candle)?;
+                let opt = AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay)
+                    .map_err(candle)?;
+                (net, opt, Replay::new(capacity), Vec::new(), 0)
+            }
+        };
+        std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+        let folded = Arc::new(Folded::from_net(&net).map_err(candle)?);
+        Ok(TrainState {
+            name: sc.name.clone(),
+            seed: sc.seed,
+            cfg,
+            settings,
+            out,
+            device,
+            net,
+            opt,
+            replay,
+            folded,
+            history,
+            iteration,
+            workers,
+            json,
+            openings,
+        })
+    }
+
+    fn evaluators(&self) -> Result<Vec<Box<dyn Evaluate>>, String> {
+        if self.device.is_cpu() {
+            Ok((0..self.workers)
+                .map(|_| Box::new(CpuEvaluator::new(self.folded.clone())) as Box<dyn Evaluate>)
+                .collect())
+        } else {
+            (0..self.workers)
+                .map(|_| {
+                    let net = self.net.duplicate(&self.device).map_err(|e| e.to_string())?;
+                    Ok(Box::new(CandleEvaluator { net }) as Box<dyn Evaluate>)
+                })
+                .collect()
+        }
+    }
+
+    /// Self-play and optimizer steps for the next iteration.
+    fn selfplay_and_train(&mut self) -> Result<Row, String> {
+        let it = self.iteration + 1;
+        let s = &self.settings;
+        let games = s.self_play.games_per_iteration as u64;
+        let per_worker = games.div_ceil(self.workers as u64) as usize;
+        let concurrent = match s.self_play.concurrent_games {
+            0 if self.device.is_cpu() => 64,
+            0 => 256,
+            n => n as usize,
+        }
+        .min(per_worker)
+        .max(1);
+        let cfg = SelfPlayConfig {
+            simulations: s.mcts.simulations,
+            c_puct: s.mcts.c_puct,
+            dirichlet_alpha: s.mcts.dirichlet_alpha,
+            dirichlet_weight: s.mcts.dirichlet_weight,
+            temperature_moves: s.self_play.temperature_moves,
+            concurrent,
+            cache_size: s.self_play.cache_size as usize,
+        };
+        let mut evals = self.evaluators()?;
+        let seed = derive_seed(self.seed, it as u64, 0x5e1f_9a3e);
+        let done = AtomicU64::new(0);
+        let pb = bar(games, "games");
+        pb.set_prefix(format!("self-play {it}"));
+        let t0 = Instant::now();
+        let cells = self.cfg.cells();
+        let finished = std::sync::atomic::AtomicBool::new(false);
+        let (outs, stats) = std::thread::scope(|scope| {
+            let ticker = scope.spawn(|| {
+                while !finished.load(Ordering::Relaxed) {
+                    pb.set_position(done.load(Ordering::Relaxed));
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            });
+            let r = match cells {
+                0..=64 => play_parallel(&Geometry::<u64>::new(self.cfg), &cfg, &mut evals, games, seed, &done),
+                65..=128 => play_parallel(&Geometry::<u128>::new(self.cfg), &cfg, &mut evals, games, seed, &done),
+                _ => play_parallel(&Geometry::<B256>::new(self.cfg), &cfg, &mut evals, games, seed, &done),
+            };
+            finished.store(true, Ordering::Relaxed);
+            let _ = ticker.join();
+            r
+        });
+        pb.finish_and_clear();
+        let selfplay_s = t0.elapsed().as_secs_f64();
+        let mut positions = 0;
+        for g in outs {
+            for smp in g.samples {
+                self.replay.push(smp);
+                positions += 1;
+            }
+        }
+
+        let mut row = Row {
+            iteration: it,
+            games: stats.games,
+            positions,
+            buffer: self.replay.len() as u64,
+            selfplay_games_per_s: stats.games as f64 / selfplay_s.max(1e-9),
+            simulations_per_s: stats.simulations as f64 / selfplay_s.max(1e-9),
+            cache_hit_rate: stats.cache_hit_rate(),
+            mean_batch: stats.mean_batch(),
+            selfplay_s,
+            ..Default::default()
+        };
+        if self.replay.len() >= self.settings.replay.min_size as usize && !self.replay.is_empty() {
+            let t1 = Instant::now();
+            let (pl, vl, steps) = self.train_steps(it).map_err(|e| format!("training step failed: {e}"))?;
+            row.train_s = t1.elapsed().as_secs_f64();
+            row.train_steps = steps;
+            row.policy_loss = Some(pl);
+            row.value_loss = Some(vl);
+            row.train_steps_per_s = steps as f64 / row.train_s.max(1e-9);
+            self.folded = Arc::new(Folded::from_net(&self.net).map_err(|e| e.to_string())?);
+        }
+        Ok(row)
+    }
+
+    /// `steps_per_iteration` AdamW steps; returns mean policy and value losses.
+    fn train_steps(&mut self, it: u32) -> candle_core::Result<(f64, f64, u64)> {
+        let o = self.settings.optimizer;
+        let (rows, cols) = (self.cfg.rows, self.cfg.cols);
+        let n = o.batch_size as usize;
+        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(self.seed, it as u64, 0x0b7a));
+        let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
+        let pb = bar(o.steps_per_iteration as u64, "steps");
+        pb.set_prefix(format!("train {it}"));
+        let (mut pl_sum, mut vl_sum) = (0.0, 0.0);
+        for _ in 0..o.steps_per_iteration {
+            self.replay.batch(&mut rng, n, rows, cols, &mut x, &mut p, &mut z);
+            let xt = Tensor::from_slice(&x, (n, rows, cols, PLANES), &self.device)?;
+            let pt = Tensor::from_slice(&p, (n, cols), &self.device)?;
+            let zt = Tensor::from_slice(&z, n, &self.device)?;
+            let (loss, pl, vl) = self.net.loss(&xt, &pt, &zt)?;
+            self.opt.step(&self.net, &loss)?;
+            pl_sum += pl.to_scalar::<f32>()? as f64;
+            vl_sum += vl.to_scalar::<f32>()? as f64;
+            pb.inc(1);
+        }
+        pb.finish_and_clear();
+        let steps = o.steps_per_iteration as u64;
+        Ok((pl_sum / steps as f64, vl_sum / steps as f64, steps))
+    }
+
+    /// Writes the checkpoint for the iteration in `row`, then the metrics
+    /// and the chart. Returns the checkpoint directory.
+    fn checkpoint(&mut self, row: Row) -> Result<PathBuf, String> {
+        let it = row.iteration;
+        self.history.retain(|r| r.iteration < it);
+        self.history.push(row);
+        let io = |e: std::io::Error| format!("checkpoint in {}: {e}", self.out.display());
+        let w = checkpoint::begin(&self.out, it).map_err(io)?;
+        self.net
+            .save(&w.dir.join(MODEL_FILE))
+            .map_err(|e| format!("saving the network: {e}"))?;
+        self.opt
+            .save(&self.net, &w.dir.join(OPTIMIZER_FILE))
+            .map_err(|e| format!("saving the optimizer: {e}"))?;
+        self.replay.save(&w.dir.join(REPLAY_FILE)).map_err(io)?;
+        let meta = Meta {
+            format: checkpoint::FORMAT.into(),
+            version: checkpoint::VERSION,
+            board: self.cfg.into(),
+            network: self.net.shape,
+            iteration: it,
+            optimizer_step: self.opt.step,
+            replay_samples: self.replay.len(),
+            seed: self.seed,
+            settings: settings_json(&self.settings),
+            metrics: self.history.clone(),
+        };
+        let dir = w.commit(&meta).map_err(io)?;
+        self.iteration = it;
+        self.write_reports()?;
+        Ok(dir)
+    }
+
+    /// `metrics.csv` and `curves.svg`, from the history.
+    fn write_reports(&self) -> Result<(), String> {
+        let csv = self.out.join("metrics.csv");
+        metrics::write_atomic(&csv, metrics::csv(&self.history).as_bytes())
+            .map_err(|e| format!("{}: {e}", csv.display()))?;
+        match metrics::chart_svg(&self.history, &format!("{}: training curves", self.name)) {
+            Ok(svg) => {
+                let p = self.out.join("curves.svg");
+                metrics::write_atomic(&p, svg.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))?;
+            }
+            Err(e) => tracing::warn!("could not draw the chart: {e}"),
+        }
+        Ok(())
+    }
+
+    fn due_for_eval(&self, it: u32) -> bool {
+        let every = self.settings.eval.every;
+        every > 0 && (it % every == 0 || it == self.settings.iterations)
+    }
+}
+
+/// Plays the evaluation games of iteration `it` through the referee:
+/// the current network against `eval.opponent`, every opening with both
+/// colours in turn, `lanes` games at a time. Returns (score, wins, draws, losses).
+async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32, u32), String> {
+    let e = &st.settings.eval;
+    let games = e.games as u64;
+    let lanes = (st.workers as u64).clamp(1, games);
+    let board: BoardMeta = st.cfg.into();
+    let referee = Referee.start();
+    let pb = bar(games, "games");
+    pb.set_prefix(format!("eval {it}"));
+    let mut handles = Vec::new();
+    for lane in 0..lanes {
+        let eval: Box<dyn Evaluate> = if st.device.is_cpu() {
+            Box::new(CpuEvaluator::new(st.folded.clone()))
+        } else {
+            Box::new(CandleEvaluator {
+                net: st.net.duplicate(&st.device).map_err(|e| e.to_string())?,
+            })
+        };
+        let me = AlphaZeroBot::with_evaluator(format!("iteration {it}"), board, st.settings.eval_simulations(), eval);
+        let opp = build_strategy(&e.opponent, derive_seed(st.seed, it as u64, lane))
+            .ok_or_else(|| format!("the evaluation opponent `{}` cannot be built", e.opponent.name))?;
+        let me_name = "alphazero".to_string();
+        let opp_name = if e.opponent.name == me_name {
+            format!("{} (opponent)", e.opponent.name)
+        } else {
+            e.opponent.name.clone()
+        };
+        let me_actor = bot(&me_name, Box::new(me)).start();
+        let opp_actor = bot(&opp_name, opp).start();
+        let referee = referee.clone();
+        let openings = st.openings.clone();
+        let (cfg, seed) = (st.cfg, st.seed);
+        let pb = pb.clone();
+        handles.push(actix::spawn(async move {
+            let (mut w, mut d, mut l) = (0u32, 0u32, 0u32);
+            let mut g = lane;
+            while g < games {
+                let opening = openings[(g as usize / 2) % openings.len()].clone();
+                let mine = Seat {
+                    name: me_name.clone(),
+                    player: PlayerHandle::of(&me_actor),
+                    move_time: None,
+                };
+                let theirs = Seat {
+                    name: opp_name.clone(),
+                    player: PlayerHandle::of(&opp_actor),
+                    move_time: None,
+                };
+                let me_first = g % 2 == 0;
+                let seats = if me_first { vec![mine, theirs] } else { vec![theirs, mine] };
+                let rec = referee
+                    .send(PlayGame {
+                        game: g + 1,
+                        games,
+                        cfg,
+                        seats,
+                        letters: DEFAULT_LETTERS.to_vec(),
+                        opening,
+                        max_invalid: 1,
+                        seed: derive_seed(seed, it as u64 * 1_000_003 + g, 0xe7a1),
+                        sinks: Vec::new(),
+                    })
+                    .await
+                    .map_err(|e| format!("the referee stopped: {e}"))?;
+                let my_seat = if me_first { 0 } else { 1 };
+                match rec.outcome.winner {
+                    None => d += 1,
+                    Some(s) if s == my_seat => w += 1,
+                    Some(_) => l += 1,
+                }
+                pb.inc(1);
+                g += lanes;
+            }
+            let _ = me_actor.send(Shutdown).await;
+            let _ = opp_actor.send(Shutdown).await;
+            Ok::<_, String>((w, d, l))
+        }));
+    }
+    let (mut w, mut d, mut l) = (0, 0, 0);
+    for h in handles {
+        let (a, b, c) = h.await.map_err(|e| format!("an evaluation lane failed: {e}"))??;
+        w += a;
+        d += b;
+        l += c;
+    }
+    pb.finish_and_clear();
+    let score = (w as f64 + 0.5 * d as f64) / games as f64;
+    Ok((score, w, d, l))
+}
+
+/// Runs one iteration on the actor's state.
+#[derive(Message)]
+#[rtype(result = "Result<(Row, PathBuf), String>")]
+pub struct RunIteration;
+
+/// The actor that owns a training run and drives its iterations.
+pub struct Trainer {
+    state: Option<Box<TrainState>>,
+}
+
+impl Actor for Trainer {
+    type Context = Context<Self>;
+}
+
+impl Handler<RunIteration> for Trainer {
+    type Result = ResponseActFuture<Self, Result<(Row, PathBuf), String>>;
+
+    fn handle(&mut self, _: RunIteration, _: &mut Context<Self>) -> Self::Result {
+        let Some(mut st) = self.state.take() else {
+            return Box::pin(actix::fut::ready(Err("the trainer lost its state after a failure".to_string())));
+        };
+        let work = async move {
+            let (mut st, row) = match tokio::task::spawn_blocking(move || {
+                let r = st.selfplay_and_train();
+                (st, r)
+            })
+            .await
+            {
+                Ok(x) => x,
+                Err(e) => return (None, Err(format!("self-play or training panicked: {e}"))),
+            };
+            let mut row = match row {
+                Ok(r) => r,
+                Err(e) => return (Some(st), Err(e)),
+            };
+            if st.due_for_eval(row.iteration) {
+                let t = Instant::now();
+                match evaluate(&st, row.iteration).await {
+                    Ok((score, ..)) => {
+                        row.eval_score = Some(score);
+                        row.eval_games = st.settings.eval.games;
+                        row.eval_s = t.elapsed().as_secs_f64();
+                    }
+                    Err(e) => return (Some(st), Err(e)),
+                }
+            }
+            match tokio::task::spawn_blocking(move || {
+                let r = st.checkpoint(row.clone()).map(|dir| (row, dir));
+                (st, r)
+            })
+            .await
+            {
+                Ok((st, r)) => (Some(st), r),
+                Err(e) => (None, Err(format!("writing the checkpoint panicked: {e}"))),
+            }
+        };
+        Box::pin(work.into_actor(self).map(|(st, r), act, _| {
+            act.state = st;
+            r
+        }))
+    }
+}
+
+/// The line printed after each iteration.
+fn summary_line(r: &Row, total: u32, opponent: &str) -> String {
+    let loss = match (r.policy_loss, r.value_loss) {
+        (Some(p), Some(v)) => format!("loss {p:.3} + {v:.3} (policy + value)"),
+        _ => "no training yet (buffer below replay.min_size)".into(),
+    };
+    let eval = r
+        .eval_score
+        .map_or_else(String::new, |s| format!(", eval {:.1}% vs {opponent}", s * 100.0));
+    format!(
+        "iteration {}/{total}: {} games ({:.2} games/s, {:.0} sims/s, cache {:.0}%, batch {:.1}), buffer {}, {loss}{eval}, {:.1} s",
+        r.iteration,
+        r.games,
+        r.selfplay_games_per_s,
+        r.simulations_per_s,
+        r.cache_hit_rate * 100.0,
+        r.mean_batch,
+        r.buffer,
+        r.selfplay_s + r.train_s + r.eval_s
+    )
+}
+
+fn emit(json: bool, v: serde_json::Value, text: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    let _ = if json {
+        writeln!(o, "{v}")
+    } else {
+        writeln!(o, "{text}")
+    };
+    let _ = o.flush();
+}
+
+/// `mode: train`. Returns the process exit code.
+pub fn run_train(sc: &Scenario, json: bool) -> u8 {
+    let st = match TrainState::open(sc, json) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    let total = st.settings.iterations;
+    let start = st.iteration;
+    let out = st.out.clone();
+    let opponent = st.settings.eval.opponent.name.clone();
+    let json = st.json;
+    let s = &st.settings;
+    emit(
+        json,
+        json!({
+            "event": "train_start", "name": st.name, "out": out, "device": device_name(&st.device),
+            "workers": st.workers, "resumed_from": start, "iterations": total,
+            "board": BoardMeta::from(st.cfg), "network": st.net.shape,
+            "simulations": s.mcts.simulations, "games_per_iteration": s.self_play.games_per_iteration,
+        }),
+        &format!(
+            "training {} on {} ({}, {} worker{}): network {} blocks × {} channels, {} simulations, iterations {}..{total}, output {}",
+            st.name,
+            st.cfg,
+            device_name(&st.device),
+            st.workers,
+            if st.workers == 1 { "" } else { "s" },
+            st.net.shape.blocks,
+            st.net.shape.channels,
+            s.mcts.simulations,
+            start + 1,
+            out.display()
+        ),
+    );
+    if start >= total {
+        // Nothing left to do, but the reports are brought up to date.
+        if let Err(e) = st.write_reports() {
+            eprintln!("error: {e}");
+            return 1;
+        }
+        emit(
+            json,
+            json!({"event": "summary", "iterations": start, "out": out, "done": true}),
+            &format!("{}: already at iteration {start} of {total}; nothing to do", out.display()),
+        );
+        return 0;
+    }
+    let sys = System::new();
+    let result = sys.block_on(async move {
+        let trainer = Trainer {
+            state: Some(Box::new(st)),
+        }
+        .start();
+        let mut last = None;
+        for _ in start..total {
+            let r = tokio::select! {
+                r = trainer.send(RunIteration) => r,
+                _ = tokio::signal::ctrl_c() => return Err(None),
+            };
+            match r {
+                Ok(Ok((row, dir))) => {
+                    let mut v = serde_json::to_value(&row).unwrap_or_default();
+                    if let Some(m) = v.as_object_mut() {
+                        m.insert("event".into(), json!("iteration"));
+                        m.insert("checkpoint".into(), json!(dir));
+                    }
+                    emit(json, v, &summary_line(&row, total, &opponent));
+                    last = Some(row);
+                }
+                Ok(Err(e)) => return Err(Some(e)),
+                Err(e) => return Err(Some(format!("the trainer stopped: {e}"))),
+            }
+        }
+        Ok(last)
+    });
+    match result {
+        Ok(last) => {
+            let score = last.as_ref().and_then(|r| r.eval_score);
+            emit(
+                json,
+                json!({"event": "summary", "iterations": total, "out": out, "done": true, "last": last}),
+                &format!(
+                    "done: {total} iterations; model in {}{}",
+                    out.display(),
+                    score.map_or_else(String::new, |s| format!(" (last eval {:.1}%)", s * 100.0))
+                ),
+            );
+            0
+        }
+        Err(Some(e)) => {
+            eprintln!("error: {e}");
+            1
+        }
+        Err(None) => {
+            eprintln!("\nInterrupted; the last complete checkpoint in {} is intact.", out.display());
+            // Self-play threads may still be busy; every file is already consistent.
+            std::process::exit(130);
+        }
+    }
+}
