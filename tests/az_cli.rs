@@ -1,0 +1,212 @@
+//! End-to-end tests of AlphaZero training and the `alphazero` player, on
+//! the shipped `scenarios/train_tiny.yaml` (with `out` and `iterations`
+//! rewritten into a temporary directory).
+
+mod common;
+
+use common::{c4sim, events, game_overs, parse_events};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// `scenarios/train_tiny.yaml` with `out` and `iterations` replaced.
+fn tiny(dir: &Path, iterations: u32) -> PathBuf {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/train_tiny.yaml")).unwrap();
+    let out = dir.join("out");
+    let text: String = src
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("out:") {
+                format!("  out: {}", out.display())
+            } else if l.trim_start().starts_with("iterations:") {
+                format!("  iterations: {iterations}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let path = dir.join(format!("tiny{iterations}.yaml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn train(scenario: &Path, json: bool) -> std::process::Output {
+    let mut cmd = c4sim();
+    cmd.arg("run").arg(scenario);
+    if json {
+        cmd.arg("--json");
+    }
+    cmd.timeout(Duration::from_secs(240)).output().unwrap()
+}
+
+fn metrics_rows(out: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    assert!(lines.remove(0).starts_with("iteration,"));
+    lines
+}
+
+fn checkpoints(out: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(out.join("checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn analyze(model: &Path, board: &str, input: &str) -> Vec<serde_json::Value> {
+    let spec = format!("{{kind: alphazero, model: {}, simulations: 64}}", model.display());
+    let out = c4sim()
+        .args(["analyze", "--player", &spec, "--board", board])
+        .write_stdin(input)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    parse_events(&out.stdout)
+}
+
+#[test]
+fn train_writes_checkpoints_resumes_and_the_model_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+
+    // Two iterations, with JSON progress events.
+    let o = train(&tiny(dir.path(), 2), true);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ev = parse_events(&o.stdout);
+    assert_eq!(events(&ev, "train_start").len(), 1);
+    let its = events(&ev, "iteration");
+    assert_eq!(its.len(), 2);
+    assert_eq!(its[1]["iteration"], 2);
+    assert!(its[1]["policy_loss"].as_f64().unwrap() > 0.0);
+    assert!(its[1]["eval_score"].as_f64().is_some());
+    assert_eq!(ev.last().unwrap()["event"], "summary");
+    let rows = metrics_rows(&out);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(checkpoints(&out), vec!["iter-000001", "iter-000002"]);
+    let ck = out.join("checkpoints/iter-000002");
+    for f in ["model.safetensors", "optimizer.safetensors", "replay.bin", "meta.json"] {
+        assert!(ck.join(f).is_file(), "{f} missing");
+    }
+    let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(ck.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["iteration"], 2);
+    assert_eq!(meta["board"]["cols"], 5);
+    assert_eq!(meta["network"]["channels"], 16);
+    assert_eq!(meta["metrics"].as_array().unwrap().len(), 2);
+    assert!(std::fs::read_to_string(out.join("curves.svg")).unwrap().contains("<svg"));
+
+    // Asking for three with resume adds exactly one row, keeping the first two.
+    let o = train(&tiny(dir.path(), 3), false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("iteration 3/3"), "{text}");
+    assert!(!text.contains("iteration 1/3"), "resumed, not restarted: {text}");
+    let rows3 = metrics_rows(&out);
+    assert_eq!(rows3.len(), 3);
+    assert_eq!(&rows3[..2], &rows[..]);
+    assert!(rows3[2].starts_with("3,"));
+    assert_eq!(checkpoints(&out), vec!["iter-000002", "iter-000003"]);
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("checkpoints/iter-000003/meta.json")).unwrap()).unwrap();
+    // The replay buffer came back: it grew from the resumed one.
+    let buf = |r: &str| r.split(',').nth(3).unwrap().parse::<u64>().unwrap();
+    assert!(buf(&rows3[2]) > buf(&rows3[1]));
+    assert_eq!(meta["replay_samples"].as_u64().unwrap(), buf(&rows3[2]));
+
+    // The trained model plays a match: legal moves only, and it beats random.
+    let sc = dir.path().join("match.yaml");
+    std::fs::write(
+        &sc,
+        format!(
+            "mode: match\nseed: 3\nboard: {{ rows: 4, cols: 5, win_length: 3 }}\nrender: none\n\
+             match: {{ games: 40, swap_colors: true }}\n\
+             players:\n  - {{ name: AZ, kind: alphazero, model: {}, simulations: 32, device: cpu }}\n  - {{ name: Randy, kind: random }}\n",
+            out.display()
+        ),
+    )
+    .unwrap();
+    let o = c4sim()
+        .args(["run", sc.to_str().unwrap(), "--json"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ev = parse_events(&o.stdout);
+    assert!(events(&ev, "illegal_move").is_empty(), "only legal moves");
+    let overs = game_overs(&ev);
+    assert_eq!(overs.len(), 40);
+    let wins = overs.iter().filter(|g| g["winner"] == "AZ").count();
+    assert!(wins * 10 >= 40 * 9, "the trained model won {wins} of 40 against random");
+
+    // analyze: column, visit shares and values; full columns are null.
+    let lines = analyze(&out, "4x5x3", "\n11112\n");
+    assert_eq!(lines.len(), 2);
+    let col = lines[0]["column"].as_u64().unwrap();
+    assert!((1..=5).contains(&col));
+    let scores = lines[0]["scores"].as_array().unwrap();
+    assert_eq!(scores.len(), 5);
+    let total: f64 = scores.iter().map(|s| s["share"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-6, "{total}");
+    let scores = lines[1]["scores"].as_array().unwrap();
+    assert!(scores[0].is_null(), "column 1 is full: {:?}", lines[1]);
+    assert_ne!(lines[1]["column"], 1);
+
+    // A model for another board is refused, saying both sizes.
+    let lines = analyze(&out, "6x7x4", "\n");
+    let err = lines[0]["scores"]["error"].as_str().unwrap();
+    assert!(err.contains("4×5") && err.contains("6×7"), "{err}");
+}
+
+#[test]
+fn a_kill_while_writing_a_checkpoint_leaves_the_last_one_usable() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = train(&tiny(dir.path(), 1), false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // Killed (SIGKILL) after writing iteration 2's files, before the rename.
+    let o = c4sim()
+        .arg("run")
+        .arg(tiny(dir.path(), 2))
+        .env("C4SIM_FAULT", "checkpoint-before-rename")
+        .timeout(Duration::from_secs(240))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("C4SIM_FAULT"));
+    let left = checkpoints(&out);
+    assert!(left.iter().any(|n| n.starts_with(".tmp-iter-000002")), "{left:?}");
+    assert!(left.contains(&"iter-000001".to_string()));
+    assert!(!left.contains(&"iter-000002".to_string()));
+    assert_eq!(metrics_rows(&out).len(), 1);
+
+    // The model directory still loads (iteration 1) ...
+    let lines = analyze(&out, "4x5x3", "\n");
+    assert!(lines[0]["column"].is_u64(), "{:?}", lines[0]);
+    // ... and the run resumes from it, cleaning up the half-written one.
+    let o = train(&tiny(dir.path(), 2), false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(metrics_rows(&out).len(), 2);
+    assert_eq!(checkpoints(&out), vec!["iter-000001", "iter-000002"]);
+}
+
+#[test]
+fn bad_train_settings_and_models_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = dir.path().join("bad.yaml");
+    std::fs::write(&sc, "mode: train\ntrain:\n  mcts: { simulatons: 5 }\n").unwrap();
+    let o = c4sim().args(["validate", sc.to_str().unwrap()]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.yaml:3:") && err.contains("did you mean `simulations`"), "{err}");
+
+    let o = c4sim()
+        .args(["analyze", "--player", "{kind: alphazero, model: /no/such/model}"])
+        .write_stdin("\n")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not exist"));
+}
