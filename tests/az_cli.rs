@@ -90,12 +90,15 @@ fn train_writes_checkpoints_resumes_and_the_model_plays() {
     for f in ["model.safetensors", "optimizer.safetensors", "replay.bin", "meta.json"] {
         assert!(ck.join(f).is_file(), "{f} missing");
     }
-    let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(ck.join("meta.json")).unwrap()).unwrap();
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ck.join("meta.json")).unwrap()).unwrap();
     assert_eq!(meta["iteration"], 2);
     assert_eq!(meta["board"]["cols"], 5);
     assert_eq!(meta["network"]["channels"], 16);
     assert_eq!(meta["metrics"].as_array().unwrap().len(), 2);
-    assert!(std::fs::read_to_string(out.join("curves.svg")).unwrap().contains("<svg"));
+    assert!(std::fs::read_to_string(out.join("curves.svg"))
+        .unwrap()
+        .contains("<svg"));
 
     // Asking for three with resume adds exactly one row, keeping the first two.
     let o = train(&tiny(dir.path(), 3), false);
@@ -200,7 +203,10 @@ fn bad_train_settings_and_models_are_reported() {
     let o = c4sim().args(["validate", sc.to_str().unwrap()]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("bad.yaml:3:") && err.contains("did you mean `simulations`"), "{err}");
+    assert!(
+        err.contains("bad.yaml:3:") && err.contains("did you mean `simulations`"),
+        "{err}"
+    );
 
     let o = c4sim()
         .args(["analyze", "--player", "{kind: alphazero, model: /no/such/model}"])

@@ -31,6 +31,8 @@ pub enum Inner {
 
 pub struct PlayerActor {
     name: String,
+    /// In-process bots need no async work for game start and end.
+    is_bot: bool,
     inner: Arc<Mutex<Inner>>,
     /// Wakes the pending request when the referee stops waiting.
     abandon: Arc<Notify>,
@@ -40,6 +42,7 @@ impl PlayerActor {
     pub fn new(name: String, inner: Inner) -> Self {
         PlayerActor {
             name,
+            is_bot: matches!(inner, Inner::Bot(_)),
             inner: Arc::new(Mutex::new(inner)),
             abandon: Arc::new(Notify::new()),
         }
@@ -161,6 +164,12 @@ impl Handler<Abandon> for PlayerActor {
 impl Handler<NewGame> for PlayerActor {
     type Result = ResponseFuture<()>;
     fn handle(&mut self, msg: NewGame, _: &mut Context<Self>) -> Self::Result {
+        if let Ok(mut g) = self.inner.try_lock() {
+            if let Inner::Bot(s) = &mut *g {
+                s.new_game(msg.seed);
+                return Box::pin(ready(()));
+            }
+        }
         let inner = self.inner.clone();
         Box::pin(async move {
             let mut g = inner.lock().await;
@@ -180,6 +189,9 @@ impl Handler<NewGame> for PlayerActor {
 impl Handler<GameEnded> for PlayerActor {
     type Result = ResponseFuture<()>;
     fn handle(&mut self, msg: GameEnded, _: &mut Context<Self>) -> Self::Result {
+        if self.is_bot {
+            return Box::pin(ready(()));
+        }
         let inner = self.inner.clone();
         Box::pin(async move {
             if let Inner::External(p) = &mut *inner.lock().await {

@@ -14,7 +14,9 @@ pub fn resolve_device(name: &str) -> Result<Device, String> {
         }
         "metal" => {
             if !cfg!(feature = "metal") {
-                return Err("device `metal`: this c4sim was built without Metal; rebuild with `--features metal`".into());
+                return Err(
+                    "device `metal`: this c4sim was built without Metal; rebuild with `--features metal`".into(),
+                );
             }
             Device::new_metal(0).map_err(|e| format!("device `metal`: {e}"))
         }

@@ -123,7 +123,11 @@ mod tests {
         let mut pol = vec![0.0; 7];
         s.encode_into(6, 7, true, &mut planes, &mut pol);
         let mirrored = pos.mirrored(&g);
-        assert_eq!(planes, planes_of(&mirrored, 6, 7), "mirrored sample = encoding of the mirrored position");
+        assert_eq!(
+            planes,
+            planes_of(&mirrored, 6, 7),
+            "mirrored sample = encoding of the mirrored position"
+        );
         let best = pol.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0;
         assert_eq!(best, 3, "the centre column is its own mirror");
         assert_eq!(mirrored.play(&g, best).1, Status::Won);

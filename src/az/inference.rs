@@ -418,7 +418,10 @@ mod tests {
         let max_v = v1.iter().zip(&v2).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
         assert!(max_l < 1e-3, "logits differ by {max_l}");
         assert!(max_v < 1e-4, "values differ by {max_v}");
-        assert!(l1.iter().any(|x| x.abs() > 1e-2), "a trivial network would prove nothing");
+        assert!(
+            l1.iter().any(|x| x.abs() > 1e-2),
+            "a trivial network would prove nothing"
+        );
     }
 
     #[test]

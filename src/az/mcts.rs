@@ -442,7 +442,9 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         tree.add_root_noise(&mut rng, 0.5, 0.25);
         let root = tree.nodes[0];
-        let priors: Vec<f32> = (0..7).map(|i| tree.nodes[(root.first_child + i) as usize].prior).collect();
+        let priors: Vec<f32> = (0..7)
+            .map(|i| tree.nodes[(root.first_child + i) as usize].prior)
+            .collect();
         assert!((priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(priors.iter().any(|p| (p - 1.0 / 7.0).abs() > 1e-3));
     }

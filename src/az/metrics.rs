@@ -105,7 +105,10 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
             .y_label_area_size(50)
             .build_cartesian_2d(x0..n, 0.0..top)
             .map_err(|e| e.to_string())?;
-        c.configure_mesh().x_desc("iteration").draw().map_err(|e| e.to_string())?;
+        c.configure_mesh()
+            .x_desc("iteration")
+            .draw()
+            .map_err(|e| e.to_string())?;
         c.draw_series(LineSeries::new(pl, &BLUE))
             .map_err(|e| e.to_string())?
             .label("policy cross-entropy")
@@ -127,7 +130,10 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
             .y_label_area_size(50)
             .build_cartesian_2d(x0..n, 0.0..1.0)
             .map_err(|e| e.to_string())?;
-        c.configure_mesh().x_desc("iteration").draw().map_err(|e| e.to_string())?;
+        c.configure_mesh()
+            .x_desc("iteration")
+            .draw()
+            .map_err(|e| e.to_string())?;
         c.draw_series(LineSeries::new(ev.clone(), &GREEN))
             .map_err(|e| e.to_string())?;
         c.draw_series(ev.iter().map(|&p| Circle::new(p, 3, GREEN.filled())))
@@ -142,8 +148,12 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
             .y_label_area_size(70)
             .build_cartesian_2d(x0..n, 0.0..top)
             .map_err(|e| e.to_string())?;
-        c.configure_mesh().x_desc("iteration").draw().map_err(|e| e.to_string())?;
-        c.draw_series(LineSeries::new(sims, &BLACK)).map_err(|e| e.to_string())?;
+        c.configure_mesh()
+            .x_desc("iteration")
+            .draw()
+            .map_err(|e| e.to_string())?;
+        c.draw_series(LineSeries::new(sims, &BLACK))
+            .map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)

@@ -131,7 +131,9 @@ impl ConvBn {
         } else {
             x.clone()
         };
-        let y = unfolded.reshape((n * h * w, self.k * self.k * c))?.matmul(self.w.as_tensor())?;
+        let y = unfolded
+            .reshape((n * h * w, self.k * self.k * c))?
+            .matmul(self.w.as_tensor())?;
         let y = if train {
             let mean = y.mean_keepdim(0)?;
             let centred = y.broadcast_sub(&mean)?;
@@ -237,9 +239,14 @@ impl Net {
         let n = h.dim(0)?;
         let hw = self.shape.cells();
         let p = relu(self.p_conv.forward(&h, train)?)?.reshape((n, hw * POLICY_FILTERS))?;
-        let logits = p.matmul(self.p_fc_w.as_tensor())?.broadcast_add(self.p_fc_b.as_tensor())?;
+        let logits = p
+            .matmul(self.p_fc_w.as_tensor())?
+            .broadcast_add(self.p_fc_b.as_tensor())?;
         let v = relu(self.v_conv.forward(&h, train)?)?.reshape((n, hw))?;
-        let v = relu(v.matmul(self.v_fc1_w.as_tensor())?.broadcast_add(self.v_fc1_b.as_tensor())?)?;
+        let v = relu(
+            v.matmul(self.v_fc1_w.as_tensor())?
+                .broadcast_add(self.v_fc1_b.as_tensor())?,
+        )?;
         let v = v
             .matmul(self.v_fc2_w.as_tensor())?
             .broadcast_add(self.v_fc2_b.as_tensor())?

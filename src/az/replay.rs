@@ -176,7 +176,10 @@ mod tests {
         let p = dir.path().join("replay.bin");
         r.save(&p).unwrap();
         let back = Replay::load(&p, 4).unwrap();
-        assert_eq!(back.in_order().copied().collect::<Vec<_>>(), r.in_order().copied().collect::<Vec<_>>());
+        assert_eq!(
+            back.in_order().copied().collect::<Vec<_>>(),
+            r.in_order().copied().collect::<Vec<_>>()
+        );
         // A smaller capacity keeps the newest.
         let small = Replay::load(&p, 2).unwrap();
         assert_eq!(small.in_order().map(|s| s.mine[0]).collect::<Vec<_>>(), vec![4, 5]);

@@ -125,7 +125,14 @@ impl<B: Bits> Slot<B> {
     }
 
     /// Applies a network output to the pending leaf.
-    fn apply(&mut self, geo: &Geometry<B>, cfg: &SelfPlayConfig, logits: &[f32], value: f32, stats: &mut SelfPlayStats) {
+    fn apply(
+        &mut self,
+        geo: &Geometry<B>,
+        cfg: &SelfPlayConfig,
+        logits: &[f32],
+        value: f32,
+        stats: &mut SelfPlayStats,
+    ) {
         let (pos, root) = self.pending.take().expect("a pending leaf");
         let leaf = *self.path.last().expect("a path");
         self.tree.expand(geo, leaf, &pos, logits);

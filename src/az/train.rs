@@ -125,7 +125,11 @@ impl TrainState {
                 parse_opening_file(&text, cfg).map_err(|e| format!("eval openings file {}: {e}", f.display()))?
             }
         };
-        let openings = if openings.is_empty() { vec![Vec::new()] } else { openings };
+        let openings = if openings.is_empty() {
+            vec![Vec::new()]
+        } else {
+            openings
+        };
         let candle = |e: candle_core::Error| e.to_string();
         let capacity = settings.replay.capacity as usize;
 
@@ -429,7 +433,11 @@ async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32, u32), Stri
                     move_time: None,
                 };
                 let me_first = g % 2 == 0;
-                let seats = if me_first { vec![mine, theirs] } else { vec![theirs, mine] };
+                let seats = if me_first {
+                    vec![mine, theirs]
+                } else {
+                    vec![theirs, mine]
+                };
                 let rec = referee
                     .send(PlayGame {
                         game: g + 1,
@@ -489,7 +497,9 @@ impl Handler<RunIteration> for Trainer {
 
     fn handle(&mut self, _: RunIteration, _: &mut Context<Self>) -> Self::Result {
         let Some(mut st) = self.state.take() else {
-            return Box::pin(actix::fut::ready(Err("the trainer lost its state after a failure".to_string())));
+            return Box::pin(actix::fut::ready(Err(
+                "the trainer lost its state after a failure".to_string()
+            )));
         };
         let work = async move {
             let (mut st, row) = match tokio::task::spawn_blocking(move || {
@@ -612,7 +622,10 @@ pub fn run_train(sc: &Scenario, json: bool) -> u8 {
         emit(
             json,
             json!({"event": "summary", "iterations": start, "out": out, "done": true}),
-            &format!("{}: already at iteration {start} of {total}; nothing to do", out.display()),
+            &format!(
+                "{}: already at iteration {start} of {total}; nothing to do",
+                out.display()
+            ),
         );
         return 0;
     }
@@ -663,7 +676,10 @@ pub fn run_train(sc: &Scenario, json: bool) -> u8 {
             1
         }
         Err(None) => {
-            eprintln!("\nInterrupted; the last complete checkpoint in {} is intact.", out.display());
+            eprintln!(
+                "\nInterrupted; the last complete checkpoint in {} is intact.",
+                out.display()
+            );
             // Self-play threads may still be busy; every file is already consistent.
             std::process::exit(130);
         }

@@ -336,7 +336,9 @@ pub(crate) fn parse_train(doc: Doc, v: &Node) -> Result<TrainSettings, ScenarioE
         u32_key(doc, e, "capacity", 1, &mut t.replay.capacity)?;
         u32_key(doc, e, "min_size", 0, &mut t.replay.min_size)?;
         if t.replay.min_size > t.replay.capacity {
-            let (_, v) = get(e, "min_size").or_else(|| get(e, "capacity")).expect("one was given");
+            let (_, v) = get(e, "min_size")
+                .or_else(|| get(e, "capacity"))
+                .expect("one was given");
             return Err(doc.err(
                 v.pos(),
                 format!(
@@ -379,7 +381,10 @@ pub(crate) fn parse_train(doc: Doc, v: &Node) -> Result<TrainSettings, ScenarioE
                 (Some((_, p)), None) => OpeningSuite::Plies(doc.uint("plies", p, 0, 16)? as u32),
                 (None, Some((_, f))) => OpeningSuite::File(PathBuf::from(doc.nonempty_string("file", f)?)),
                 (Some(_), Some((k, _))) => {
-                    return Err(doc.err(k.pos(), "give either `plies` or `file` in `train.eval.openings`, not both"))
+                    return Err(doc.err(
+                        k.pos(),
+                        "give either `plies` or `file` in `train.eval.openings`, not both",
+                    ))
                 }
                 (None, None) => OpeningSuite::Plies(2),
             };
@@ -428,7 +433,10 @@ mod tests {
 ",
         )
         .unwrap();
-        assert_eq!((t.network.blocks, t.network.channels, t.network.value_hidden), (2, 32, 64));
+        assert_eq!(
+            (t.network.blocks, t.network.channels, t.network.value_hidden),
+            (2, 32, 64)
+        );
         assert_eq!(t.mcts.simulations, 50);
         assert!((t.mcts.c_puct - 1.5).abs() < 1e-6 && (t.mcts.dirichlet_alpha - 0.3).abs() < 1e-6);
         assert_eq!(t.self_play.concurrent_games, 5);
