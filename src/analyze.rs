@@ -29,16 +29,7 @@ pub fn analyze_line(strategy: &mut dyn Strategy, cfg: BoardConfig, line: &str) -
         Ok(g) => g,
         Err(e) => return json!({"position": position, "error": e}),
     };
-    let view = TurnView {
-        game: 0,
-        board: game.board().clone(),
-        seat: moves.len() % 2,
-        seats: 2,
-        letters: DEFAULT_LETTERS.to_vec(),
-        moves,
-        error: None,
-        tries_left: 1,
-    };
+    let view = TurnView::of(&game, 0, moves.len() % 2, &DEFAULT_LETTERS, None);
     let (answer, scores) = strategy.analyze(&view);
     let column = match answer {
         Answer::Column(c) => json!(c + 1),

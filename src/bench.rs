@@ -40,16 +40,7 @@ pub fn plain_loop(games: u64, seed: u64) -> u64 {
         }
         let mut game = Game::new(cfg, 2, 5);
         while let Some(seat) = game.to_move() {
-            let view = TurnView {
-                game: g,
-                board: game.board().clone(),
-                seat,
-                seats: 2,
-                letters: DEFAULT_LETTERS.to_vec(),
-                moves: game.moves().to_vec(),
-                error: None,
-                tries_left: 5,
-            };
+            let view = TurnView::of(&game, g, seat, &DEFAULT_LETTERS, None);
             let a = bots[seat].choose(&view);
             game.submit(a);
         }
@@ -120,11 +111,12 @@ pub fn referee_bench(games: u64, rounds: usize) -> RefereeBench {
     }
 }
 
+/// The median (NaN for no values).
 pub fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
     if n == 0 {
-        0.0
+        f64::NAN
     } else if n % 2 == 1 {
         v[n / 2]
     } else {
@@ -185,16 +177,7 @@ pub fn tournament_bench(games: u64, concurrencies: &[usize]) -> TournamentBench 
         }
         let mut game = Game::with_opening(sc.board, 2, 5, &p.opening).expect("opening");
         while let Some(seat) = game.to_move() {
-            let view = TurnView {
-                game: p.index,
-                board: game.board().clone(),
-                seat,
-                seats: 2,
-                letters: DEFAULT_LETTERS.to_vec(),
-                moves: game.moves().to_vec(),
-                error: None,
-                tries_left: 5,
-            };
+            let view = TurnView::of(&game, p.index, seat, &DEFAULT_LETTERS, None);
             let a = bots[p.seats[seat]].choose(&view);
             game.submit(a);
         }

@@ -70,16 +70,7 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
     }
     let mut refusal: Option<Refusal> = None;
     while let Some(seat) = game.to_move() {
-        let view = TurnView {
-            game: msg.game,
-            board: game.board().clone(),
-            seat,
-            seats: n,
-            letters: msg.letters.clone(),
-            moves: game.moves().to_vec(),
-            error: refusal.take(),
-            tries_left: game.max_invalid() - game.invalid_this_turn(),
-        };
+        let view = TurnView::of(&game, msg.game, seat, &msg.letters, refusal.take());
         let s = &msg.seats[seat];
         let request = s.player.turn.send(YourTurn(view));
         let reply = match s.move_time {

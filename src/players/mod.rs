@@ -6,7 +6,7 @@ pub mod bots;
 pub mod external;
 pub mod human;
 
-use crate::game::{Answer, Board, Refusal};
+use crate::game::{Answer, Board, Game, Refusal};
 use crate::scenario::{PlayerKind, PlayerSpec};
 
 /// Colour names in seating order (RED always moves first).
@@ -39,6 +39,21 @@ pub struct TurnView {
 }
 
 impl TurnView {
+    /// What `seat` is shown in `game` (game number `number`); `error` is the
+    /// reason its previous answer this turn was refused.
+    pub fn of(game: &Game, number: u64, seat: usize, letters: &[char], error: Option<Refusal>) -> Self {
+        TurnView {
+            game: number,
+            board: game.board().clone(),
+            seat,
+            seats: game.seats(),
+            letters: letters.to_vec(),
+            moves: game.moves().to_vec(),
+            error,
+            tries_left: game.max_invalid() - game.invalid_this_turn(),
+        }
+    }
+
     /// The seat and column of the last move, if any.
     pub fn last_move(&self) -> Option<(usize, usize)> {
         let n = self.moves.len();

@@ -6,6 +6,7 @@
 //! by seeded random play so every run times the same work. The baseline is
 //! measured in the same run, so the speed-up does not depend on the machine.
 
+use crate::bench::median;
 use super::minimax::Minimax;
 use crate::game::bitboard::{Geometry, Position, Status};
 use crate::game::{Board, BoardConfig};
@@ -265,18 +266,7 @@ pub fn minimax_bench(
     })
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
+
 
 #[cfg(test)]
 mod tests {

@@ -218,11 +218,20 @@ pub fn markdown(r: &Report) -> String {
     let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---|");
     for p in &r.reasons {
         let counts: Vec<String> = p.ended_by.iter().map(|(_, c)| c.to_string()).collect();
-        let faults: Vec<String> = p.faults.iter().filter(|(_, c)| *c > 0).map(|(r, c)| format!("{c} {r}")).collect();
-        let _ = writeln!(s, "| {} | {} | {} |", p.name, counts.join(" | "), if faults.is_empty() { "none".into() } else { faults.join(", ") });
+        let _ = writeln!(s, "| {} | {} | {} |", p.name, counts.join(" | "), faults_text(p));
     }
     let _ = writeln!(s, "\nFirst mover (RED) scored {} over {} games.", pct(r.first_mover_score), r.first_mover_games);
     s
+}
+
+/// "2 TIMEOUT, 1 FORFEIT", or "none".
+fn faults_text(p: &Reasons) -> String {
+    let faults: Vec<String> = p.faults.iter().filter(|(_, c)| *c > 0).map(|(r, c)| format!("{c} {r}")).collect();
+    if faults.is_empty() {
+        "none".into()
+    } else {
+        faults.join(", ")
+    }
 }
 
 fn fmt_half(x: f64) -> String {
@@ -341,8 +350,7 @@ pub fn html(r: &Report) -> String {
         for (_, c) in &p.ended_by {
             let _ = write!(s, "<td>{c}</td>");
         }
-        let faults: Vec<String> = p.faults.iter().filter(|(_, c)| *c > 0).map(|(r, c)| format!("{c} {r}")).collect();
-        let _ = writeln!(s, "<td>{}</td></tr>", if faults.is_empty() { "none".into() } else { faults.join(", ") });
+        let _ = writeln!(s, "<td>{}</td></tr>", faults_text(p));
     }
     let _ = writeln!(s, "</table>\n<p>First mover (RED) scored {} over {} games.</p>", pct(r.first_mover_score), r.first_mover_games);
     let _ = writeln!(s, "<p><small>Elo: maximum likelihood over all games (Bradley–Terry, draws half), centred on the pool average or the anchor; ± is the 95% interval from the fit's covariance; ≥ marks a lower bound (won every game).</small></p>\n</body></html>");
