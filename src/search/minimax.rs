@@ -123,6 +123,8 @@ pub struct Minimax {
     depth: u32,
     view: LeafView,
     engine: Option<AnyEngine>,
+    /// The exact score of the last chosen move, for showing what the bot thinks.
+    last_score: Option<i32>,
 }
 
 /// The engine for the current board shape, with the mask type its cell
@@ -146,6 +148,7 @@ impl Minimax {
             depth: depth.max(1),
             view,
             engine: None,
+            last_score: None,
         }
     }
 
@@ -182,11 +185,18 @@ impl Minimax {
     /// `to_move` is the seat to move.
     pub fn choose(&mut self, board: &Board, to_move: usize) -> usize {
         let depth = self.depth;
-        match self.engine_for(board.config()) {
+        let (col, score) = match self.engine_for(board.config()) {
             AnyEngine::Small(e) => e.choose(board, to_move, depth),
             AnyEngine::Medium(e) => e.choose(board, to_move, depth),
             AnyEngine::Large(e) => e.choose(board, to_move, depth),
-        }
+        };
+        self.last_score = Some(score);
+        col
+    }
+
+    /// The exact negamax score of the move [`Minimax::choose`] last returned.
+    pub fn last_score(&self) -> Option<i32> {
+        self.last_score
     }
 
     /// Exact negamax score of every column (`None` for full columns) and the
@@ -583,7 +593,7 @@ impl<B: Bits> Engine<B> {
         best
     }
 
-    fn choose(&mut self, board: &Board, to_move: usize, depth: u32) -> usize {
+    fn choose(&mut self, board: &Board, to_move: usize, depth: u32) -> (usize, i32) {
         // Old cutoffs say less about a new position: decay the history.
         self.history.iter_mut().for_each(|h| *h /= 2);
         let root = self.root(board, to_move);
@@ -618,7 +628,9 @@ impl<B: Bits> Engine<B> {
             order.retain(|&c| c != b);
             order.insert(0, b);
         }
-        best.1
+        // Exact: the first move is searched with a full window, and a later
+        // move only replaces it with a value inside its window.
+        (best.1, best.0)
     }
 
     /// Searching past the end of the game changes nothing (every line has
@@ -750,6 +762,7 @@ mod tests {
             );
             let mut fresh = Minimax::with_view(depth, view);
             assert_eq!(fresh.choose(&b, to_move), want.0, "{cfg} depth {depth} (fresh)");
+            assert_eq!(fresh.last_score(), want.1[want.0], "the chosen move's exact score");
             assert_eq!(
                 kept[depth as usize].choose(&b, to_move),
                 want.0,
