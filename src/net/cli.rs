@@ -78,7 +78,8 @@ impl ServeArgs {
     pub fn config(&self) -> Result<ServeConfig, String> {
         let mut games = Vec::new();
         for g in &self.games {
-            let kind = GameKind::parse(g).ok_or_else(|| format!("--games: unknown game `{g}`; games: {}", GAME_NAMES.join(", ")))?;
+            let kind = GameKind::parse(g)
+                .ok_or_else(|| format!("--games: unknown game `{g}`; games: {}", GAME_NAMES.join(", ")))?;
             if !games.contains(&kind) {
                 games.push(kind);
             }
@@ -87,10 +88,12 @@ impl ServeArgs {
             return Err("--games: name at least one game".into());
         }
         let settings = ServerSettings {
-            bind: self
-                .bind
-                .parse()
-                .map_err(|_| format!("--bind must be an IP address and port like 127.0.0.1:7878, got `{}`", self.bind))?,
+            bind: self.bind.parse().map_err(|_| {
+                format!(
+                    "--bind must be an IP address and port like 127.0.0.1:7878, got `{}`",
+                    self.bind
+                )
+            })?,
             games,
             countdown: duration("countdown", &self.countdown)?,
             move_timeout: duration("move-timeout", &self.move_timeout)?,

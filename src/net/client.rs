@@ -144,7 +144,13 @@ fn text<'a>(body: &'a Option<Map<String, Value>>, key: &str) -> Option<&'a str> 
 }
 
 impl Client {
-    async fn send(&mut self, match_id: Option<&str>, method: &str, params: Option<Value>, what: Pending) -> Result<(), String> {
+    async fn send(
+        &mut self,
+        match_id: Option<&str>,
+        method: &str,
+        params: Option<Value>,
+        what: Pending,
+    ) -> Result<(), String> {
         self.next_id += 1;
         let id = self.next_id.to_string();
         let line = req_line(&id, match_id, method, params.as_ref());
@@ -157,8 +163,27 @@ impl Client {
 
     async fn subscribe(&mut self) -> Result<(), String> {
         let game = self.game.as_str();
-        self.send(None, "lobby.subscribe", Some(json!({ "game": game })), Pending::Subscribe)
-            .await
+        self.send(
+            None,
+            "lobby.subscribe",
+            Some(json!({ "game": game })),
+            Pending::Subscribe,
+        )
+        .await
+    }
+
+    /// Shows a person why their answer was refused (the prompt follows).
+    fn show_refusal(&mut self) {
+        let Some(m) = self.current.as_ref() else { return };
+        let Some(refusal) = m.refusal.clone() else { return };
+        let ev = GameEvent::Illegal {
+            game: self.number,
+            seat: m.me,
+            name: m.names[m.me].clone(),
+            refusal,
+            tries_left: DEFAULT_MAX_INVALID.saturating_sub(m.invalid),
+        };
+        self.show.render(&ev);
     }
 
     fn view(&mut self) -> Option<TurnView> {
@@ -190,7 +215,12 @@ async fn play(cfg: JoinConfig, index: usize) -> Result<Tally, String> {
     let (rd, w) = stream.into_split();
     let mut lines = LineReader::new(BufReader::new(rd), MAX_SERVER_LINE);
     let game = cfg.settings.game;
-    let actor = start_player(&spec, derive_seed(cfg.seed, 0, index as u64), cfg.out, game.max_players())?;
+    let actor = start_player(
+        &spec,
+        derive_seed(cfg.seed, 0, index as u64),
+        cfg.out,
+        game.max_players(),
+    )?;
     let show_boards = !cfg.out.json
         && cfg.out.style != RenderStyle::None
         && (spec.kind == PlayerKind::Human || cfg.players.len() == 1);
@@ -281,6 +311,7 @@ async fn answer(
                 return c.send(Some(&match_id), "game.leave", None, Pending::Leave).await;
             }
             m.refusal = Some(Refusal::Malformed(why));
+            c.show_refusal();
             if let Some(view) = c.view() {
                 *thinking = Some(Box::pin(actor.send(YourTurn(view))));
             }
@@ -308,7 +339,11 @@ async fn handle_line(
                     .await?;
             }
             Some(Pending::Login) => {
-                tracing::debug!("{}: logged in (token {} characters)", c.name, text(&body, "session_token").map_or(0, str::len));
+                tracing::debug!(
+                    "{}: logged in (token {} characters)",
+                    c.name,
+                    text(&body, "session_token").map_or(0, str::len)
+                );
                 c.subscribe().await?;
             }
             Some(Pending::Subscribe) => {
@@ -329,7 +364,13 @@ async fn handle_line(
                 (Some(Pending::Action(col)), "INVALID_MOVE") => {
                     if let Some(m) = c.current.as_mut() {
                         m.invalid += 1;
-                        m.refusal = Some(m.board.check(col).err().map_or(Refusal::Malformed(message), Refusal::from));
+                        m.refusal = Some(
+                            m.board
+                                .check(col)
+                                .err()
+                                .map_or(Refusal::Malformed(message), Refusal::from),
+                        );
+                        c.show_refusal();
                     }
                 }
                 (Some(Pending::Action(_) | Pending::Leave), _) => {
@@ -340,7 +381,11 @@ async fn handle_line(
         }
         ServerLine::Event { match_id, event, body } => match event.as_str() {
             "lobby.update" | "lobby.countdown" => {
-                tracing::debug!("{}: {event} {}", c.name, body.map(serde_json::Value::Object).unwrap_or_default());
+                tracing::debug!(
+                    "{}: {event} {}",
+                    c.name,
+                    body.map(serde_json::Value::Object).unwrap_or_default()
+                );
             }
             "game.match_started" => {
                 let names: Vec<String> = body
@@ -364,8 +409,10 @@ async fn handle_line(
                         seed: derive_seed(0, c.number, me as u64),
                     })
                     .await;
-                c.show.json(json!({"event": "match_started", "player": c.name, "match": m, "game": c.game.as_str(),
-                    "participants": names, "width": w, "height": h}));
+                c.show.json(
+                    json!({"event": "match_started", "player": c.name, "match": m, "game": c.game.as_str(),
+                    "participants": names, "width": w, "height": h}),
+                );
                 let board = Board::new(cfg);
                 c.show.render(&GameEvent::Started {
                     game: c.number,
@@ -399,7 +446,8 @@ async fn handle_line(
                     return Ok(false);
                 };
                 let (player, col, row) = (text(&body, "player"), int(&body, "move"), int(&body, "row"));
-                let (Some(seat), Some(col), Some(row)) = (player.and_then(|p| m.names.iter().position(|n| n == p)), col, row)
+                let (Some(seat), Some(col), Some(row)) =
+                    (player.and_then(|p| m.names.iter().position(|n| n == p)), col, row)
                 else {
                     return Err(format!("{}: a move it cannot read", c.name));
                 };
@@ -466,9 +514,11 @@ async fn handle_line(
                 }
                 c.played += 1;
                 tracing::info!("{}: {} {word} ({reason})", c.name, m.id);
-                c.show.json(json!({"event": "result", "player": c.name, "match": m.id, "game": c.game.as_str(),
+                c.show.json(
+                    json!({"event": "result", "player": c.name, "match": m.id, "game": c.game.as_str(),
                     "participants": m.names, "width": m.board.cols(), "height": m.board.rows(),
-                    "result": word, "reason": reason, "moves": m.moves.len()}));
+                    "result": word, "reason": reason, "moves": m.moves.len()}),
+                );
                 if !c.show.json {
                     c.show.print(&format!(
                         "{}: match {} ({} players, {}×{}): {word} ({reason}) after {} moves\n",

@@ -116,7 +116,9 @@ pub fn is_valid_id(s: &[u8]) -> bool {
 /// Method and event names: 1 to 64 of `A-Z a-z 0-9 _ - .`. (Real ones
 /// always hold a dot; match ids never do, which tells the two apart.)
 fn is_valid_name(s: &[u8]) -> bool {
-    (1..=64).contains(&s.len()) && s.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    (1..=64).contains(&s.len())
+        && s.iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// Splits off the first space-separated token; the rest loses its leading spaces.
@@ -311,7 +313,10 @@ pub fn parse_server_line(line: &str) -> Result<ServerLine, String> {
                 body: params(json)?,
             })
         }
-        _ => Err(format!("not a server line: {}", line.chars().take(80).collect::<String>())),
+        _ => Err(format!(
+            "not a server line: {}",
+            line.chars().take(80).collect::<String>()
+        )),
     }
 }
 
@@ -378,7 +383,10 @@ mod tests {
         assert_eq!(bad(b"REQ 7 session.hello {} trailing").id.as_deref(), Some("7"));
         let a = bad(b"REQ 7 session.hello {").answer();
         assert!(a.starts_with("RES 7 ERR BAD_REQUEST {\"message\":"), "{a}");
-        assert_eq!(bad(b"junk").answer().split(' ').take(4).collect::<Vec<_>>(), ["RES", "-", "ERR", "BAD_REQUEST"]);
+        assert_eq!(
+            bad(b"junk").answer().split(' ').take(4).collect::<Vec<_>>(),
+            ["RES", "-", "ERR", "BAD_REQUEST"]
+        );
     }
 
     #[test]
@@ -447,8 +455,7 @@ mod tests {
         let value = leaf.prop_recursive(3, 16, 4, |inner| {
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                prop::collection::btree_map(".{0,6}", inner, 0..4)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+                prop::collection::btree_map(".{0,6}", inner, 0..4).prop_map(|m| Value::Object(m.into_iter().collect())),
             ]
         });
         prop::option::of(

@@ -99,7 +99,11 @@ mod tests {
     async fn splits_lines_and_strips_cr() {
         for cap in [1, 3, 4096] {
             let lines = all(b"REQ 1 a.b\r\n\nREQ 2 c.d\nhalf", 16, cap).await;
-            assert_eq!(lines, vec![text("REQ 1 a.b"), text(""), text("REQ 2 c.d")], "capacity {cap}");
+            assert_eq!(
+                lines,
+                vec![text("REQ 1 a.b"), text(""), text("REQ 2 c.d")],
+                "capacity {cap}"
+            );
         }
     }
 
@@ -126,6 +130,9 @@ mod tests {
         let long = format!("{}\n", "a".repeat(17));
         assert!(matches!(all(long.as_bytes(), 16, 5).await[..], [Line::TooLong { .. }]));
         let long_cr = format!("{}\r\n", "a".repeat(17));
-        assert!(matches!(all(long_cr.as_bytes(), 16, 5).await[..], [Line::TooLong { .. }]));
+        assert!(matches!(
+            all(long_cr.as_bytes(), 16, 5).await[..],
+            [Line::TooLong { .. }]
+        ));
     }
 }

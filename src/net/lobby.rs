@@ -190,7 +190,10 @@ mod tests {
         assert_ne!(l.epoch(), first);
         assert_eq!(l.take_all(first), None, "an old timer cannot fire the new countdown");
         let e = l.epoch();
-        assert_eq!(l.take_all(e), Some(vec!["a".into(), "b".into(), "c".into(), "d".into()]));
+        assert_eq!(
+            l.take_all(e),
+            Some(vec!["a".into(), "b".into(), "c".into(), "d".into()])
+        );
         assert!(l.players().is_empty() && !l.is_counting());
     }
 
@@ -201,7 +204,11 @@ mod tests {
             l.subscribe(p).unwrap();
             l.ready(p).unwrap();
         }
-        assert_eq!(l.leave("d"), Ok(Countdown::Keep), "three ready players still count down");
+        assert_eq!(
+            l.leave("d"),
+            Ok(Countdown::Keep),
+            "three ready players still count down"
+        );
         assert_eq!(l.leave("c"), Ok(Countdown::Stop), "two are too few");
         assert_eq!(l.leave("c"), Err(NotIn));
         l.subscribe("e").unwrap();

@@ -21,13 +21,12 @@ pub mod seat;
 pub mod server;
 
 use crate::actors::runner::Output;
-use crate::scenario::net::ServerSettings;
 use crate::scenario::Scenario;
 
 /// `mode: serve`. Returns the process exit code.
 pub fn run_serve(sc: &Scenario, json: bool) -> u8 {
     server::serve(server::ServeConfig {
-        settings: sc.server.clone().unwrap_or_else(ServerSettings::default),
+        settings: sc.server.clone().unwrap_or_default(),
         max_invalid: sc.limits.max_invalid_moves,
         seed: sc.seed,
         json,

@@ -340,7 +340,10 @@ impl Hub {
             p.place = Place::Idle;
             self.leave_lobby(g, &name, ctx);
         }
-        tracing::info!("{name} disconnected; token valid for {:?}", self.cfg.settings.reconnect_grace);
+        tracing::info!(
+            "{name} disconnected; token valid for {:?}",
+            self.cfg.settings.reconnect_grace
+        );
         ctx.run_later(self.cfg.settings.reconnect_grace, move |hub, ctx| {
             hub.grace_over(&name, epoch);
             hub.settle_kicks(ctx);
@@ -512,7 +515,9 @@ impl Hub {
 
     /// Gives a player its `game.result` (once) and lets it leave the match.
     fn finish_seat(&mut self, match_id: &str, seat: usize, result: &'static str, reason: &'static str) {
-        let Some(st) = self.matches.get_mut(match_id) else { return };
+        let Some(st) = self.matches.get_mut(match_id) else {
+            return;
+        };
         let s = &mut st.seats[seat];
         if s.result.is_some() {
             return;
@@ -535,7 +540,9 @@ impl Hub {
 
     /// A seat the referee knocked out while the others play on.
     fn seat_out(&mut self, match_id: &str, seat: usize, reason: &'static str) {
-        let Some(st) = self.matches.get_mut(match_id) else { return };
+        let Some(st) = self.matches.get_mut(match_id) else {
+            return;
+        };
         st.seats[seat].active = false;
         let still_playing = st.active_count() >= 2;
         let name = st.seats[seat].name.clone();
@@ -552,7 +559,9 @@ impl Hub {
     }
 
     fn match_over(&mut self, match_id: &str, record: &GameRecord) {
-        let Some(st) = self.matches.remove(match_id) else { return };
+        let Some(st) = self.matches.remove(match_id) else {
+            return;
+        };
         let results: Vec<(String, &str, &str)> = st
             .seats
             .iter()
@@ -578,6 +587,17 @@ impl Hub {
             record.moves.len(),
             summary.join(", ")
         );
+        // The record first: whoever sees `match_over` may read the file.
+        if let Some(path) = &self.cfg.settings.records {
+            let written = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| writeln!(f, "{}", serde_json::to_string(record).unwrap_or_default()));
+            if let Err(e) = written {
+                tracing::warn!("cannot append to {}: {e}", path.display());
+            }
+        }
         self.print(if self.cfg.json {
             json!({
                 "event": "match_over", "match": match_id, "game": st.game.as_str(), "players": record.players,
@@ -593,16 +613,6 @@ impl Hub {
                 summary.join(", ")
             )
         });
-        if let Some(path) = &self.cfg.settings.records {
-            let written = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .and_then(|mut f| writeln!(f, "{}", serde_json::to_string(record).unwrap_or_default()));
-            if let Err(e) = written {
-                tracing::warn!("cannot append to {}: {e}", path.display());
-            }
-        }
     }
 
     fn print(&self, line: String) {
@@ -635,12 +645,7 @@ impl Hub {
             return fail(ErrorCode::LoginRequired, "log in first with session.login");
         }
         match (&req.match_id, in_game) {
-            (Some(_), false) => {
-                return fail(
-                    ErrorCode::BadRequest,
-                    format!("`{}` takes no match id", req.method),
-                )
-            }
+            (Some(_), false) => return fail(ErrorCode::BadRequest, format!("`{}` takes no match id", req.method)),
             (None, true) => {
                 return fail(
                     ErrorCode::BadRequest,
@@ -656,7 +661,10 @@ impl Hub {
                     return fail(ErrorCode::BadRequest, "`version` must be a number");
                 }
                 if v.as_u64() != Some(1) {
-                    return fail(ErrorCode::UnsupportedVersion, format!("version {v} is not supported; use 1"));
+                    return fail(
+                        ErrorCode::UnsupportedVersion,
+                        format!("version {v} is not supported; use 1"),
+                    );
                 }
                 self.conns.get_mut(&conn).expect("checked").hello = true;
                 self.ok(conn, &req.id, None);
@@ -709,12 +717,20 @@ impl Hub {
         self.matches
             .get(match_id)
             .and_then(|st| st.seat_of(name))
-            .ok_or_else(|| (ErrorCode::NotInMatch, format!("you are not playing in match `{match_id}`")))
+            .ok_or_else(|| {
+                (
+                    ErrorCode::NotInMatch,
+                    format!("you are not playing in match `{match_id}`"),
+                )
+            })
     }
 
     fn login(&mut self, conn: ConnId, req: &Request, player: Option<String>) -> Result<(), Failure> {
         if let Some(p) = player {
-            return fail(ErrorCode::BadRequest, format!("this connection is already logged in as {p}"));
+            return fail(
+                ErrorCode::BadRequest,
+                format!("this connection is already logged in as {p}"),
+            );
         }
         let name = string_field(&req.params, "player")?;
         let chars = name.chars().count();
@@ -756,7 +772,10 @@ impl Hub {
             return fail(ErrorCode::BadToken, "unknown or expired session token");
         };
         if let Some(p) = player.filter(|p| *p != name) {
-            return fail(ErrorCode::BadRequest, format!("this connection is already logged in as {p}"));
+            return fail(
+                ErrorCode::BadRequest,
+                format!("this connection is already logged in as {p}"),
+            );
         }
         let p = self.players.get_mut(&name).expect("tokens and players agree");
         p.grace_epoch += 1;
@@ -864,9 +883,12 @@ impl Hub {
                 },
             );
         }
-        let column = field(&req.params, "move")?
-            .as_i64()
-            .ok_or_else(|| (ErrorCode::BadRequest, "`move` must be a whole number, the column from 0".to_string()))?;
+        let column = field(&req.params, "move")?.as_i64().ok_or_else(|| {
+            (
+                ErrorCode::BadRequest,
+                "`move` must be a whole number, the column from 0".to_string(),
+            )
+        })?;
         let st = self.matches.get_mut(m).expect("checked");
         let s = &mut st.seats[seat];
         if s.action.is_some() || s.pending.is_none() {
@@ -978,7 +1000,9 @@ impl Handler<SeatAsk> for Hub {
 impl Handler<SeatAbandon> for Hub {
     type Result = ();
     fn handle(&mut self, msg: SeatAbandon, ctx: &mut Context<Self>) {
-        let Some(st) = self.matches.get_mut(&msg.match_id) else { return };
+        let Some(st) = self.matches.get_mut(&msg.match_id) else {
+            return;
+        };
         let s = &mut st.seats[msg.seat];
         s.pending = None;
         if let Some(id) = s.action.take() {
@@ -993,7 +1017,9 @@ impl Handler<SeatAbandon> for Hub {
 impl Handler<SeatEnded> for Hub {
     type Result = ();
     fn handle(&mut self, msg: SeatEnded, ctx: &mut Context<Self>) {
-        let Some(st) = self.matches.get_mut(&msg.match_id) else { return };
+        let Some(st) = self.matches.get_mut(&msg.match_id) else {
+            return;
+        };
         let s = &mut st.seats[msg.seat];
         s.active = false;
         let reason = reason_word(msg.result, msg.reason, s.gone);
@@ -1015,7 +1041,12 @@ impl Handler<GameEvent> for Hub {
     fn handle(&mut self, ev: GameEvent, ctx: &mut Context<Self>) {
         match ev {
             GameEvent::Moved {
-                game, seat, col, row, next, ..
+                game,
+                seat,
+                col,
+                row,
+                next,
+                ..
             } => {
                 let m = format!("m{game}");
                 let Some(st) = self.matches.get_mut(&m) else { return };
@@ -1062,9 +1093,7 @@ impl Handler<GameEvent> for Hub {
                     self.seat_out(&m, seat, "invalid_moves");
                 }
             }
-            GameEvent::Out {
-                game, seat, reason, ..
-            } => {
+            GameEvent::Out { game, seat, reason, .. } => {
                 let m = format!("m{game}");
                 let Some(st) = self.matches.get(&m) else { return };
                 let why = reason_word(PlayerResult::Loss, reason, st.seats[seat].gone);

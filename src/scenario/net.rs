@@ -189,7 +189,10 @@ pub(crate) fn parse_server(doc: Doc, v: &Node) -> Result<ServerSettings, Scenari
             ));
         };
         if items.is_empty() {
-            return Err(doc.err(v.pos(), "`games` must name at least one game: connect4, connect4-classic"));
+            return Err(doc.err(
+                v.pos(),
+                "`games` must name at least one game: connect4, connect4-classic",
+            ));
         }
         let mut games = Vec::new();
         for item in items {
@@ -294,7 +297,11 @@ mod tests {
         assert_eq!(s.games, vec![GameKind::Connect4, GameKind::Connect4Classic]);
         assert_eq!(
             (s.countdown, s.move_timeout, s.reconnect_grace),
-            (Duration::from_secs(10), Duration::from_secs(30), Duration::from_secs(30))
+            (
+                Duration::from_secs(10),
+                Duration::from_secs(30),
+                Duration::from_secs(30)
+            )
         );
         assert_eq!(s.max_line, 4096);
     }
@@ -315,7 +322,12 @@ mod tests {
         assert_eq!(s.reconnect_grace, Duration::ZERO);
         assert_eq!(s.hello_timeout, Duration::from_secs(1));
         assert_eq!(
-            (s.max_line, s.max_connections, s.max_connections_per_address, s.max_lines_per_second),
+            (
+                s.max_line,
+                s.max_connections,
+                s.max_connections_per_address,
+                s.max_lines_per_second
+            ),
             (1024, 10, 3, 50)
         );
         assert_eq!(s.records, Some(PathBuf::from("out/games.jsonl")));
@@ -330,7 +342,10 @@ mod tests {
         assert_eq!(e.line, 2);
         assert!(e.message.contains("IP address and port"), "{e}");
         let e = err("server:\n  games: [connect5]\n");
-        assert!(e.message.contains("connect5") && e.message.contains("connect4-classic"), "{e}");
+        assert!(
+            e.message.contains("connect5") && e.message.contains("connect4-classic"),
+            "{e}"
+        );
         let e = err("server:\n  games: [connect4, connect4]\n");
         assert!(e.message.contains("twice"), "{e}");
         let e = err("server:\n  games: []\n");
@@ -375,7 +390,10 @@ mod tests {
                 (b.cols, b.rows)
             })
             .collect();
-        assert_eq!(sizes, vec![(7, 6), (8, 7), (9, 8), (10, 9), (11, 10), (12, 11), (13, 12)]);
+        assert_eq!(
+            sizes,
+            vec![(7, 6), (8, 7), (9, 8), (10, 9), (11, 10), (12, 11), (13, 12)]
+        );
         let c = GameKind::Connect4Classic.board(2);
         assert_eq!((c.cols, c.rows, c.win_length), (7, 6, 4));
         for g in GameKind::ALL {
