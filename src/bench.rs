@@ -157,18 +157,27 @@ fn game_digest(index: u64, moves: &[usize], winner: Option<usize>) -> u64 {
 /// bots, no actors, no files).
 pub fn tournament_bench(games: u64, concurrencies: &[usize]) -> TournamentBench {
     use crate::tournament::{game_seed, play_all, schedule};
-    let yaml = "mode: tournament\nseed: 3\nplayers: [{kind: random}, {kind: leftmost}, {kind: rightmost}, {kind: random}]\n";
+    let yaml =
+        "mode: tournament\nseed: 3\nplayers: [{kind: random}, {kind: leftmost}, {kind: rightmost}, {kind: random}]\n";
     let sc = crate::scenario::parse_str(yaml, std::path::Path::new("bench.yaml")).expect("bench scenario");
     let per = ((games / 6).max(2) / 2 * 2) as u32;
-    let openings = schedule::load_openings(&crate::scenario::tournament::OpeningSuite::Plies(2), sc.board, sc.seed, &sc.path)
-        .expect("openings");
+    let openings = schedule::load_openings(
+        &crate::scenario::tournament::OpeningSuite::Plies(2),
+        sc.board,
+        sc.seed,
+        &sc.path,
+    )
+    .expect("openings");
     let (pairs, per) = schedule::pairings(crate::scenario::tournament::Schedule::RoundRobin, 4, per);
     let plan = schedule::plan(&pairs, per, &openings);
     let total = plan.len() as u64;
 
     let t = Instant::now();
-    let mut bots: Vec<Box<dyn Strategy>> =
-        sc.players.iter().map(|p| crate::players::build_strategy(p, 0).expect("bot")).collect();
+    let mut bots: Vec<Box<dyn Strategy>> = sc
+        .players
+        .iter()
+        .map(|p| crate::players::build_strategy(p, 0).expect("bot"))
+        .collect();
     let mut loop_sum = 0u64;
     for p in &plan {
         let gseed = game_seed(sc.seed, p.index);
@@ -181,7 +190,11 @@ pub fn tournament_bench(games: u64, concurrencies: &[usize]) -> TournamentBench 
             let a = bots[p.seats[seat]].choose(&view);
             game.submit(a);
         }
-        loop_sum = loop_sum.wrapping_add(game_digest(p.index, game.moves(), game.outcome().and_then(|o| o.winner)));
+        loop_sum = loop_sum.wrapping_add(game_digest(
+            p.index,
+            game.moves(),
+            game.outcome().and_then(|o| o.winner),
+        ));
     }
     let loop_rate = total as f64 / t.elapsed().as_secs_f64();
 
@@ -199,5 +212,10 @@ pub fn tournament_bench(games: u64, concurrencies: &[usize]) -> TournamentBench 
         same &= sum == loop_sum;
         engine.push((c, rate, rate / loop_rate));
     }
-    TournamentBench { games: total, loop_games_per_s: loop_rate, engine, same_games: same }
+    TournamentBench {
+        games: total,
+        loop_games_per_s: loop_rate,
+        engine,
+        same_games: same,
+    }
 }

@@ -75,6 +75,54 @@ enum BenchWhat {
         #[arg(long, default_value_t = 3)]
         rounds: usize,
     },
+    /// AlphaZero network inference (positions/s): plain candle vs the folded fast path, optionally vs PyTorch.
+    Inference {
+        /// Networks as BLOCKSxCHANNELS.
+        #[arg(long, value_delimiter = ',', default_value = "6x64,4x32")]
+        nets: Vec<String>,
+        #[arg(long, value_delimiter = ',', default_value = "1,32,256")]
+        batches: Vec<usize>,
+        #[arg(long, default_value = "6x7x4")]
+        board: String,
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
+        /// Seconds per timed round.
+        #[arg(long, default_value_t = 1.0)]
+        seconds: f64,
+        /// A Python with torch installed, to measure PyTorch in the same run.
+        #[arg(long)]
+        torch: Option<String>,
+    },
+    /// AlphaZero training steps/s: convolutions as unfold + matmul vs candle's conv2d.
+    Train {
+        #[arg(long, value_delimiter = ',', default_value = "6x64,2x32")]
+        nets: Vec<String>,
+        #[arg(long, default_value = "6x7x4")]
+        board: String,
+        #[arg(long, default_value_t = 64)]
+        batch: usize,
+        #[arg(long, default_value_t = 10)]
+        steps: usize,
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
+    /// AlphaZero self-play: simulations/s and games/hour, one leaf at a time vs batched vs one worker per core.
+    Selfplay {
+        /// Network as BLOCKSxCHANNELS.
+        #[arg(long, default_value = "6x64")]
+        net: String,
+        #[arg(long, default_value = "6x7x4")]
+        board: String,
+        #[arg(long, default_value_t = 16)]
+        games: u64,
+        #[arg(long, default_value_t = 100)]
+        simulations: u32,
+        /// Games per network batch (per worker) in the batched runs.
+        #[arg(long, default_value_t = 64)]
+        concurrent: usize,
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
     /// Random-vs-random 7×6 games through the referee and player actors, against a plain loop.
     Referee {
         #[arg(long, default_value_t = 20000)]
@@ -223,13 +271,21 @@ fn bench(what: BenchWhat) -> u8 {
             }
         }
         BenchWhat::Tournament { games, rounds } => {
-            let runs: Vec<_> = (0..rounds).map(|_| c4sim::bench::tournament_bench(games, &[1, 2])).collect();
+            let runs: Vec<_> = (0..rounds)
+                .map(|_| c4sim::bench::tournament_bench(games, &[1, 2]))
+                .collect();
             let med = |f: &dyn Fn(&c4sim::bench::TournamentBench) -> f64| {
                 let mut v: Vec<f64> = runs.iter().map(f).collect();
                 c4sim::bench::median(&mut v)
             };
-            println!("round-robin of 4 fast bots, {} games, {rounds} rounds (medians):", runs[0].games);
-            println!("  plain loop (same games, no actors):      {:>10.0} games/s", med(&|r| r.loop_games_per_s));
+            println!(
+                "round-robin of 4 fast bots, {} games, {rounds} rounds (medians):",
+                runs[0].games
+            );
+            println!(
+                "  plain loop (same games, no actors):      {:>10.0} games/s",
+                med(&|r| r.loop_games_per_s)
+            );
             for (i, (c, _, _)) in runs[0].engine.iter().enumerate() {
                 println!(
                     "  tournament engine, concurrency {c}:        {:>10.0} games/s   ratio to loop {:.2}",
@@ -243,6 +299,108 @@ fn bench(what: BenchWhat) -> u8 {
                 0
             } else {
                 1
+            }
+        }
+        BenchWhat::Inference {
+            nets,
+            batches,
+            board,
+            rounds,
+            seconds,
+            torch,
+        } => {
+            let run = || -> Result<(), String> {
+                let cfg = BoardConfig::parse_compact(&board)?;
+                let nets = nets
+                    .iter()
+                    .map(|n| c4sim::az::bench::parse_net(n))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                c4sim::az::bench::inference_bench(
+                    cfg,
+                    &nets,
+                    &batches,
+                    rounds.max(1),
+                    std::time::Duration::from_secs_f64(seconds.max(0.01)),
+                    cores,
+                    torch.as_deref(),
+                    &mut std::io::stdout(),
+                )
+                .map_err(|e| e.to_string())
+            };
+            match run() {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    2
+                }
+            }
+        }
+        BenchWhat::Train {
+            nets,
+            board,
+            batch,
+            steps,
+            rounds,
+        } => {
+            let run = || -> Result<(), String> {
+                let cfg = BoardConfig::parse_compact(&board)?;
+                let nets = nets
+                    .iter()
+                    .map(|n| c4sim::az::bench::parse_net(n))
+                    .collect::<Result<Vec<_>, _>>()?;
+                c4sim::az::bench::train_bench(
+                    cfg,
+                    &nets,
+                    batch.max(2),
+                    steps.max(1),
+                    rounds.max(1),
+                    &mut std::io::stdout(),
+                )
+            };
+            match run() {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    2
+                }
+            }
+        }
+        BenchWhat::Selfplay {
+            net,
+            board,
+            games,
+            simulations,
+            concurrent,
+            rounds,
+        } => {
+            let run = || -> Result<(), String> {
+                let cfg = BoardConfig::parse_compact(&board)?;
+                if cfg.cells() > 64 {
+                    return Err("the self-play bench takes boards of up to 64 cells".into());
+                }
+                let (blocks, channels) = c4sim::az::bench::parse_net(&net)?;
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                c4sim::az::bench::selfplay_bench(
+                    cfg,
+                    blocks,
+                    channels,
+                    games.max(1),
+                    simulations.max(1),
+                    concurrent.max(1),
+                    cores,
+                    rounds.max(1),
+                    &mut std::io::stdout(),
+                )
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+            };
+            match run() {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    2
+                }
             }
         }
         BenchWhat::Referee { games, rounds } => {

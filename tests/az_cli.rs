@@ -67,6 +67,57 @@ fn analyze(model: &Path, board: &str, input: &str) -> Vec<serde_json::Value> {
     parse_events(&out.stdout)
 }
 
+/// Plays 100 games (colours alternating) of `model` with 16 simulations
+/// against random on the tiny board; checks every move was legal and
+/// returns the model's wins.
+fn wins_against_random(dir: &Path, model: &Path) -> usize {
+    let sc = dir.join("match.yaml");
+    std::fs::write(
+        &sc,
+        format!(
+            "mode: match\nseed: 3\nboard: {{ rows: 4, cols: 5, win_length: 3 }}\nrender: none\n\
+             match: {{ games: 100, swap_colors: true }}\n\
+             players:\n  - {{ name: AZ, kind: alphazero, model: {}, simulations: 16, device: cpu }}\n  - {{ name: Randy, kind: random }}\n",
+            model.display()
+        ),
+    )
+    .unwrap();
+    let o = c4sim()
+        .args(["run", sc.to_str().unwrap(), "--json"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ev = parse_events(&o.stdout);
+    assert!(events(&ev, "illegal_move").is_empty(), "only legal moves");
+    let overs = game_overs(&ev);
+    assert_eq!(overs.len(), 100);
+    overs.iter().filter(|g| g["winner"] == "AZ").count()
+}
+
+/// A checkpoint of the tiny network that never trained (no optimizer step:
+/// the buffer never reaches `min_size`).
+fn untrained_model(dir: &Path) -> PathBuf {
+    let out = dir.join("untrained");
+    let sc = dir.join("untrained.yaml");
+    std::fs::write(
+        &sc,
+        format!(
+            "mode: train\nseed: 1\nboard: {{ rows: 4, cols: 5, win_length: 3 }}\ntrain:\n\
+             \x20 network: {{ blocks: 1, channels: 16, value_hidden: 32 }}\n\
+             \x20 mcts: {{ simulations: 4 }}\n  self_play: {{ games_per_iteration: 1 }}\n\
+             \x20 replay: {{ capacity: 1000, min_size: 1000 }}\n  eval: {{ every: 0 }}\n\
+             \x20 iterations: 1\n  out: {}\n",
+            out.display()
+        ),
+    )
+    .unwrap();
+    let o = train(&sc, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("no training yet"));
+    out
+}
+
 #[test]
 fn train_writes_checkpoints_resumes_and_the_model_plays() {
     let dir = tempfile::tempdir().unwrap();
@@ -118,30 +169,15 @@ fn train_writes_checkpoints_resumes_and_the_model_plays() {
     assert!(buf(&rows3[2]) > buf(&rows3[1]));
     assert_eq!(meta["replay_samples"].as_u64().unwrap(), buf(&rows3[2]));
 
-    // The trained model plays a match: legal moves only, and it beats random.
-    let sc = dir.path().join("match.yaml");
-    std::fs::write(
-        &sc,
-        format!(
-            "mode: match\nseed: 3\nboard: {{ rows: 4, cols: 5, win_length: 3 }}\nrender: none\n\
-             match: {{ games: 40, swap_colors: true }}\n\
-             players:\n  - {{ name: AZ, kind: alphazero, model: {}, simulations: 32, device: cpu }}\n  - {{ name: Randy, kind: random }}\n",
-            out.display()
-        ),
-    )
-    .unwrap();
-    let o = c4sim()
-        .args(["run", sc.to_str().unwrap(), "--json"])
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let ev = parse_events(&o.stdout);
-    assert!(events(&ev, "illegal_move").is_empty(), "only legal moves");
-    let overs = game_overs(&ev);
-    assert_eq!(overs.len(), 40);
-    let wins = overs.iter().filter(|g| g["winner"] == "AZ").count();
-    assert!(wins * 10 >= 40 * 9, "the trained model won {wins} of 40 against random");
+    // The trained model plays a match: legal moves only, and it beats
+    // random in at least 90% of games, which the same search with an
+    // untrained network of the same shape does not.
+    let wins = wins_against_random(dir.path(), &out);
+    assert!(wins >= 90, "the trained model won {wins} of 100 against random");
+    let untrained = untrained_model(dir.path());
+    let base = wins_against_random(dir.path(), &untrained);
+    eprintln!("against random: trained {wins}/100, untrained {base}/100");
+    assert!(base < 90 && base < wins, "untrained {base} of 100, trained {wins}");
 
     // analyze: column, visit shares and values; full columns are null.
     let lines = analyze(&out, "4x5x3", "\n11112\n");

@@ -9,7 +9,10 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 fn tournament_yaml(dir: &Path, extra: &str, players: &str) -> String {
-    format!("mode: tournament\nseed: 5\nreport: {{dir: '{}'}}\n{extra}players:\n{players}", dir.display())
+    format!(
+        "mode: tournament\nseed: 5\nreport: {{dir: '{}'}}\n{extra}players:\n{players}",
+        dir.display()
+    )
 }
 
 const FOUR: &str = "  - {kind: minimax, depth: 4, name: Deep}\n  - {kind: minimax, depth: 2, name: Shallow}\n  - {kind: random, name: Random}\n  - {kind: leftmost, name: Leftmost}\n";
@@ -45,7 +48,10 @@ fn run_ok(yaml: &str, args: &[&str]) -> String {
 #[test]
 fn round_robin_of_four_players_with_four_games_per_pair() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run_ok(&tournament_yaml(dir.path(), "tournament: {games_per_pair: 4, concurrency: 2}\n", FOUR), &[]);
+    let out = run_ok(
+        &tournament_yaml(dir.path(), "tournament: {games_per_pair: 4, concurrency: 2}\n", FOUR),
+        &[],
+    );
     assert!(out.contains("## Standings"), "{out}");
     let r = report_json(dir.path());
     assert_eq!(r["finished_games"], 24);
@@ -61,7 +67,13 @@ fn round_robin_of_four_players_with_four_games_per_pair() {
     }
     let order: Vec<&str> = st.iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(&order[..2], ["Deep", "Shallow"], "{order:?}");
-    assert_eq!(std::fs::read_to_string(dir.path().join("games.jsonl")).unwrap().lines().count(), 24);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("games.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        24
+    );
     for f in ["report.md", "report.html", "standings.csv", "state.json"] {
         assert!(dir.path().join(f).exists(), "{f}");
     }
@@ -72,11 +84,22 @@ fn round_robin_of_four_players_with_four_games_per_pair() {
 #[test]
 fn gauntlet_and_double_round_robin_sizes() {
     let dir = tempfile::tempdir().unwrap();
-    run_ok(&tournament_yaml(dir.path(), "tournament: {schedule: gauntlet, games_per_pair: 2, openings: {plies: 1}}\n", FOUR), &[]);
+    run_ok(
+        &tournament_yaml(
+            dir.path(),
+            "tournament: {schedule: gauntlet, games_per_pair: 2, openings: {plies: 1}}\n",
+            FOUR,
+        ),
+        &[],
+    );
     assert_eq!(report_json(dir.path())["finished_games"], 6);
     let dir = tempfile::tempdir().unwrap();
     run_ok(
-        &tournament_yaml(dir.path(), "tournament: {schedule: double-round-robin, games_per_pair: 2, openings: {plies: 1}}\n", FOUR),
+        &tournament_yaml(
+            dir.path(),
+            "tournament: {schedule: double-round-robin, games_per_pair: 2, openings: {plies: 1}}\n",
+            FOUR,
+        ),
         &[],
     );
     assert_eq!(report_json(dir.path())["finished_games"], 24);
@@ -84,11 +107,18 @@ fn gauntlet_and_double_round_robin_sizes() {
 
 #[test]
 fn concurrency_one_and_two_give_identical_reports() {
-    let players = "  - {kind: random, name: R1}\n  - {kind: random, name: R2}\n  - {kind: mcts, simulations: 50, name: M}\n";
+    let players =
+        "  - {kind: random, name: R1}\n  - {kind: random, name: R2}\n  - {kind: mcts, simulations: 50, name: M}\n";
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
-    run_ok(&tournament_yaml(a.path(), "tournament: {games_per_pair: 8, concurrency: 1}\n", players), &[]);
-    run_ok(&tournament_yaml(b.path(), "tournament: {games_per_pair: 8, concurrency: 2}\n", players), &[]);
+    run_ok(
+        &tournament_yaml(a.path(), "tournament: {games_per_pair: 8, concurrency: 1}\n", players),
+        &[],
+    );
+    run_ok(
+        &tournament_yaml(b.path(), "tournament: {games_per_pair: 8, concurrency: 2}\n", players),
+        &[],
+    );
     assert_eq!(report_json(a.path()), report_json(b.path()));
     assert_eq!(games_without_time(a.path()), games_without_time(b.path()));
 }
@@ -127,10 +157,17 @@ fn killed_at_random_moments_then_resumed_equals_an_uninterrupted_run() {
         }
         child.wait().unwrap();
     }
-    assert!(kills >= 4, "the tournament should still have been running when killed ({kills} kills)");
+    assert!(
+        kills >= 4,
+        "the tournament should still have been running when killed ({kills} kills)"
+    );
     let partial = done(cut.path());
     assert!(partial < 120, "some games must be left to resume ({partial} done)");
-    let out = c4sim().args(["run", sc.path.to_str().unwrap()]).timeout(Duration::from_secs(120)).output().unwrap();
+    let out = c4sim()
+        .args(["run", sc.path.to_str().unwrap()])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
     assert!(out.status.success());
     assert_eq!(report_json(cut.path()), report_json(whole.path()));
     assert_eq!(games_without_time(cut.path()), games_without_time(whole.path()));
@@ -148,7 +185,10 @@ fn another_tournament_in_the_same_directory_needs_fresh() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("--fresh"));
-    c4sim().args(["run", sc.path.to_str().unwrap(), "--fresh"]).assert().success();
+    c4sim()
+        .args(["run", sc.path.to_str().unwrap(), "--fresh"])
+        .assert()
+        .success();
     assert_eq!(report_json(dir.path())["finished_games"], 2);
 }
 
@@ -157,8 +197,15 @@ fn faulty_players_lose_their_games_and_the_tournament_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let players = "  - {name: Quitter, kind: external, command: [python3, tests/bots/exiter.py]}\n  - {kind: invalid, name: Bad}\n  - {kind: leftmost, name: Left}\n";
     let ev = parse_events(
-        run_ok(&tournament_yaml(dir.path(), "tournament: {games_per_pair: 2, openings: {plies: 1}}\n", players), &["--json"])
-            .as_bytes(),
+        run_ok(
+            &tournament_yaml(
+                dir.path(),
+                "tournament: {games_per_pair: 2, openings: {plies: 1}}\n",
+                players,
+            ),
+            &["--json"],
+        )
+        .as_bytes(),
     );
     assert_eq!(events(&ev, "game_over").len(), 6);
     assert!(!events(&ev, "progress").is_empty());
@@ -171,6 +218,12 @@ fn faulty_players_lose_their_games_and_the_tournament_goes_on() {
     assert!(q["faults"]["FORFEIT"].as_u64().unwrap() >= 3, "{q}");
     let b = reasons.iter().find(|p| p["name"] == "Bad").unwrap();
     assert!(b["faults"]["TOO_MANY_INVALID"].as_u64().unwrap() >= 2, "{b}");
-    let left = r["standings"].as_array().unwrap().iter().find(|p| p["name"] == "Left").unwrap().clone();
+    let left = r["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Left")
+        .unwrap()
+        .clone();
     assert_eq!(left["wins"], 4);
 }

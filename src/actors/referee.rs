@@ -45,7 +45,9 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
     let names: Vec<String> = msg.seats.iter().map(|s| s.name.clone()).collect();
     for (seat, s) in msg.seats.iter().enumerate() {
         let _ = s
-            .player.new_game.send(NewGame {
+            .player
+            .new_game
+            .send(NewGame {
                 game: msg.game,
                 seat,
                 seed: derive_seed(msg.seed, msg.game, seat as u64),

@@ -48,7 +48,11 @@ impl Output {
 pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Inner, String> {
     Ok(match spec.kind {
         PlayerKind::Human => {
-            let look_style = if out.style == RenderStyle::None { RenderStyle::Ascii } else { out.style };
+            let look_style = if out.style == RenderStyle::None {
+                RenderStyle::Ascii
+            } else {
+                out.style
+            };
             Inner::Human(HumanSeat {
                 lines: human::stdin_lines(),
                 look: Look::new(look_style, seats),
@@ -64,7 +68,10 @@ pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> R
             },
         ))),
         _ => Inner::Bot(build_strategy(spec, seed).ok_or_else(|| {
-            format!("player kind `{}` is not available in this build yet", spec.kind.as_str())
+            format!(
+                "player kind `{}` is not available in this build yet",
+                spec.kind.as_str()
+            )
         })?),
     })
 }

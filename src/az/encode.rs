@@ -78,8 +78,8 @@ impl Sample {
                 planes[dst + 2] = 1.0;
             }
         }
-        for c in 0..cols {
-            policy[c] = self.policy[if mirror { cols - 1 - c } else { c }];
+        for (c, p) in policy.iter_mut().enumerate().take(cols) {
+            *p = self.policy[if mirror { cols - 1 - c } else { c }];
         }
     }
 }

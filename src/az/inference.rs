@@ -110,6 +110,70 @@ fn matmul_acc(m: usize, n: usize, k: usize, dst: &mut [f32], lhs: &[f32], rhs: &
     }
 }
 
+/// Unfolds the 3×3 neighbourhoods of `ns` positions (`x`: `[ns·h·w, cin]`,
+/// pixels-major) into `cols` (`[ns·h·w, 9·cin]`, row `(dy·3 + dx)·cin + c`),
+/// zero outside the board. Shared by inference and training (where
+/// [`fold3`] is its backward pass).
+pub fn unfold3(x: &[f32], ns: usize, h: usize, w: usize, cin: usize, cols: &mut Vec<f32>) {
+    let k = 9 * cin;
+    cols.clear();
+    cols.resize(ns * h * w * k, 0.0);
+    for s in 0..ns {
+        for y in 0..h {
+            for xx in 0..w {
+                let row = ((s * h + y) * w + xx) * k;
+                for dy in 0..3 {
+                    let yy = y as isize + dy as isize - 1;
+                    if yy < 0 || yy >= h as isize {
+                        continue;
+                    }
+                    for dx in 0..3 {
+                        let xs = xx as isize + dx as isize - 1;
+                        if xs < 0 || xs >= w as isize {
+                            continue;
+                        }
+                        let src = ((s * h + yy as usize) * w + xs as usize) * cin;
+                        let dst = row + (dy * 3 + dx) * cin;
+                        cols[dst..dst + cin].copy_from_slice(&x[src..src + cin]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The adjoint of [`unfold3`]: adds each unfolded row's entries back onto
+/// the pixels they came from (`cols`: `[ns·h·w, 9·cin]` → `[ns·h·w, cin]`).
+pub fn fold3(cols: &[f32], ns: usize, h: usize, w: usize, cin: usize) -> Vec<f32> {
+    let k = 9 * cin;
+    let mut x = vec![0f32; ns * h * w * cin];
+    for s in 0..ns {
+        for y in 0..h {
+            for xx in 0..w {
+                let row = ((s * h + y) * w + xx) * k;
+                for dy in 0..3 {
+                    let yy = y as isize + dy as isize - 1;
+                    if yy < 0 || yy >= h as isize {
+                        continue;
+                    }
+                    for dx in 0..3 {
+                        let xs = xx as isize + dx as isize - 1;
+                        if xs < 0 || xs >= w as isize {
+                            continue;
+                        }
+                        let dst = ((s * h + yy as usize) * w + xs as usize) * cin;
+                        let src = row + (dy * 3 + dx) * cin;
+                        for (a, b) in x[dst..dst + cin].iter_mut().zip(&cols[src..src + cin]) {
+                            *a += b;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    x
+}
+
 /// Reusable buffers of one inference worker.
 #[derive(Default)]
 pub struct Scratch {
@@ -151,37 +215,6 @@ impl Folded {
         }
     }
 
-    /// Unfolds the 3×3 neighbourhoods of `ns` positions (`x`: `[ns·H·W, cin]`)
-    /// into `cols` (`[ns·H·W, 9·cin]`), zero outside the board.
-    fn im2col(&self, x: &[f32], ns: usize, cin: usize, cols: &mut Vec<f32>) {
-        let (h, w) = (self.shape.rows, self.shape.cols);
-        let k = 9 * cin;
-        cols.clear();
-        cols.resize(ns * h * w * k, 0.0);
-        for s in 0..ns {
-            for y in 0..h {
-                for xx in 0..w {
-                    let row = ((s * h + y) * w + xx) * k;
-                    for dy in 0..3 {
-                        let yy = y as isize + dy as isize - 1;
-                        if yy < 0 || yy >= h as isize {
-                            continue;
-                        }
-                        for dx in 0..3 {
-                            let xs = xx as isize + dx as isize - 1;
-                            if xs < 0 || xs >= w as isize {
-                                continue;
-                            }
-                            let src = ((s * h + yy as usize) * w + xs as usize) * cin;
-                            let dst = row + (dy * 3 + dx) * cin;
-                            cols[dst..dst + cin].copy_from_slice(&x[src..src + cin]);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
     /// `out = conv(x) + bias (+ skip)`, then ReLU; `m` = pixels in the chunk.
     fn conv(&self, l: &FConv, x: &[f32], ns: usize, skip: Option<&[f32]>, cols: &mut Vec<f32>, out: &mut Vec<f32>) {
         let m = ns * self.shape.cells();
@@ -200,7 +233,7 @@ impl Folded {
             }
         }
         if l.k == 3 {
-            self.im2col(x, ns, l.cin, cols);
+            unfold3(x, ns, self.shape.rows, self.shape.cols, l.cin, cols);
             matmul_acc(m, l.cout, 9 * l.cin, out, cols, &l.w);
         } else {
             matmul_acc(m, l.cout, l.cin, out, x, &l.w);
@@ -312,7 +345,7 @@ impl Hasher for KeyHasher {
     }
     fn write(&mut self, bytes: &[u8]) {
         for b in bytes {
-            self.0 = (self.0 << 8 | self.0 >> 56) ^ *b as u64;
+            self.0 = self.0.rotate_left(8) ^ *b as u64;
         }
     }
     fn write_u64(&mut self, k: u64) {

@@ -9,8 +9,10 @@
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// One iteration's figures.
+/// One iteration's figures. Missing fields read as their defaults, so a
+/// checkpoint written by an older c4sim still loads.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Row {
     pub iteration: u32,
     pub games: u64,
@@ -28,6 +30,9 @@ pub struct Row {
     /// Score against the evaluation opponent (draws count half), when evaluated.
     pub eval_score: Option<f64>,
     pub eval_games: u32,
+    pub eval_wins: u32,
+    pub eval_draws: u32,
+    pub eval_losses: u32,
     pub selfplay_s: f64,
     pub train_s: f64,
     pub eval_s: f64,
@@ -35,7 +40,7 @@ pub struct Row {
 
 pub const CSV_HEADER: &str = "iteration,games,positions,buffer,train_steps,policy_loss,value_loss,\
 selfplay_games_per_s,simulations_per_s,cache_hit_rate,mean_batch,train_steps_per_s,eval_score,eval_games,\
-selfplay_s,train_s,eval_s";
+eval_wins,eval_draws,eval_losses,selfplay_s,train_s,eval_s";
 
 fn opt(x: Option<f64>) -> String {
     x.map_or_else(String::new, |v| format!("{v:.5}"))
@@ -44,7 +49,7 @@ fn opt(x: Option<f64>) -> String {
 impl Row {
     pub fn csv(&self) -> String {
         format!(
-            "{},{},{},{},{},{},{},{:.3},{:.1},{:.4},{:.1},{:.2},{},{},{:.2},{:.2},{:.2}",
+            "{},{},{},{},{},{},{},{:.3},{:.1},{:.4},{:.1},{:.2},{},{},{},{},{},{:.2},{:.2},{:.2}",
             self.iteration,
             self.games,
             self.positions,
@@ -59,6 +64,9 @@ impl Row {
             self.train_steps_per_s,
             opt(self.eval_score),
             self.eval_games,
+            self.eval_wins,
+            self.eval_draws,
+            self.eval_losses,
             self.selfplay_s,
             self.train_s,
             self.eval_s
@@ -107,6 +115,7 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
             .map_err(|e| e.to_string())?;
         c.configure_mesh()
             .x_desc("iteration")
+            .x_label_formatter(&|x| format!("{x:.0}"))
             .draw()
             .map_err(|e| e.to_string())?;
         c.draw_series(LineSeries::new(pl, &BLUE))
@@ -132,6 +141,7 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
             .map_err(|e| e.to_string())?;
         c.configure_mesh()
             .x_desc("iteration")
+            .x_label_formatter(&|x| format!("{x:.0}"))
             .draw()
             .map_err(|e| e.to_string())?;
         c.draw_series(LineSeries::new(ev.clone(), &GREEN))
@@ -150,6 +160,8 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
             .map_err(|e| e.to_string())?;
         c.configure_mesh()
             .x_desc("iteration")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
             .draw()
             .map_err(|e| e.to_string())?;
         c.draw_series(LineSeries::new(sims, &BLACK))

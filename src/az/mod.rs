@@ -4,6 +4,7 @@
 //! |---|---|
 //! | [`encode`] | input planes, training samples, the mirror |
 //! | [`network`] | the residual network and AdamW in candle (any device) |
+//! | [`hosttrain`] | training steps on the CPU with a hand-written backward pass (checked against candle) |
 //! | [`inference`] | the folded fast CPU path, the candle (GPU) path, the position cache |
 //! | [`mcts`] | PUCT search in steps, so leaves of many games can share a batch |
 //! | [`selfplay`] | workers advancing many games at once |
@@ -12,11 +13,14 @@
 //! | [`metrics`] | metrics.csv and curves.svg |
 //! | [`player`] | the `alphazero` player kind |
 //! | [`device`] | `device: auto | cpu | cuda | metal` |
+//! | [`bench`] | `c4sim bench inference` / `selfplay` |
 //! | [`train`] | `mode: train`: the Trainer actor, iterations, evaluation through the referee |
 
+pub mod bench;
 pub mod checkpoint;
 pub mod device;
 pub mod encode;
+pub mod hosttrain;
 pub mod inference;
 pub mod mcts;
 pub mod metrics;
@@ -27,3 +31,18 @@ pub mod selfplay;
 pub mod train;
 
 pub use train::run_train;
+
+/// Keeps freed tensor buffers in the heap instead of returning them to the
+/// system. glibc serves allocations above 128 KiB (most activations) with
+/// fresh `mmap`s and unmaps them on free, so every training step paid page
+/// faults and cross-core TLB shootdowns for each tensor: `perf` showed the
+/// kernel's `smp_call_function_many_cond` among the top entries. Raising
+/// the thresholds lets the heap reuse the same memory step after step.
+pub fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes allocator parameters; any value is valid.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 512 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
+    }
+}

@@ -16,7 +16,8 @@
 //! candle-nn's `BatchNorm` copies its running statistics into private
 //! variables, so they would never reach a saved checkpoint.
 
-use candle_core::{DType, Device, Result, Tensor, Var, D};
+use super::inference::{fold3, unfold3};
+use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Result, Shape, Tensor, Var, D};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -59,6 +60,52 @@ impl NetShape {
     }
 }
 
+/// The 3×3 unfold of a `[N, H, W, C]` tensor as one CPU op, with the
+/// adjoint fold as its backward pass. candle's own way (pad, nine narrow
+/// views, cat) costs nine full-size copies forward and nine zero-padded
+/// gradients backward per convolution; these are two tight loops.
+struct Unfold3 {
+    dims: (usize, usize, usize, usize),
+}
+
+/// The backward of [`Unfold3`].
+struct Fold3 {
+    dims: (usize, usize, usize, usize),
+}
+
+fn contiguous_f32<'a>(s: &'a CpuStorage, l: &Layout) -> Result<&'a [f32]> {
+    let (a, b) = l
+        .contiguous_offsets()
+        .ok_or_else(|| candle_core::Error::Msg("unfold needs a contiguous tensor".into()))?;
+    Ok(&s.as_slice::<f32>()?[a..b])
+}
+
+impl CustomOp1 for Unfold3 {
+    fn name(&self) -> &'static str {
+        "c4sim-unfold3"
+    }
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
+        let (n, h, w, c) = self.dims;
+        let mut out = Vec::new();
+        unfold3(contiguous_f32(s, l)?, n, h, w, c, &mut out);
+        Ok((CpuStorage::F32(out), Shape::from((n * h * w, 9 * c))))
+    }
+    fn bwd(&self, _arg: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
+        Ok(Some(grad.contiguous()?.apply_op1_no_bwd(&Fold3 { dims: self.dims })?))
+    }
+}
+
+impl CustomOp1 for Fold3 {
+    fn name(&self) -> &'static str {
+        "c4sim-fold3"
+    }
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
+        let (n, h, w, c) = self.dims;
+        let x = fold3(contiguous_f32(s, l)?, n, h, w, c);
+        Ok((CpuStorage::F32(x), Shape::from((n, h, w, c))))
+    }
+}
+
 /// A convolution (kernel 1 or 3, no bias) followed by batch norm.
 pub struct ConvBn {
     pub k: usize,
@@ -87,6 +134,10 @@ pub struct Net {
     pub v_fc1_b: Var,
     pub v_fc2_w: Var,
     pub v_fc2_b: Var,
+    /// Convolutions through candle's `conv2d` instead of unfold + matmul
+    /// (same weights, same function; which is faster is measured by
+    /// `c4sim bench train`).
+    pub native_conv: bool,
 }
 
 fn uniform(rng: &mut ChaCha8Rng, n: usize, bound: f32) -> Vec<f32> {
@@ -119,7 +170,9 @@ impl ConvBn {
     /// running ones.
     fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
         let (n, h, w, c) = x.dims4()?;
-        let unfolded = if self.k == 3 {
+        let unfolded = if self.k == 3 && x.device().is_cpu() && x.dtype() == DType::F32 {
+            x.contiguous()?.apply_op1(Unfold3 { dims: (n, h, w, c) })?
+        } else if self.k == 3 {
             let p = x.pad_with_zeros(1, 1, 1)?.pad_with_zeros(2, 1, 1)?;
             let mut parts = Vec::with_capacity(9);
             for dy in 0..3 {
@@ -142,8 +195,8 @@ impl ConvBn {
             let unbiased = (var.detach() * (rows / (rows - 1.0).max(1.0)))?;
             let m = ((self.mean.as_tensor() * (1.0 - BN_MOMENTUM))? + (mean.detach().flatten_all()? * BN_MOMENTUM)?)?;
             let v = ((self.var.as_tensor() * (1.0 - BN_MOMENTUM))? + (unbiased.flatten_all()? * BN_MOMENTUM)?)?;
-            self.mean.set(&m)?;
-            self.var.set(&v)?;
+            self.mean.set(&m.detach())?;
+            self.var.set(&v.detach())?;
             centred.broadcast_div(&(var + BN_EPS)?.sqrt()?)?
         } else {
             let inv = (self.var.as_tensor() + BN_EPS)?.sqrt()?.recip()?;
@@ -153,6 +206,39 @@ impl ConvBn {
             .broadcast_mul(self.gamma.as_tensor())?
             .broadcast_add(self.beta.as_tensor())?;
         y.reshape((n, h, w, self.cout))
+    }
+
+    /// The same layer on `[N, cin, H, W]` through candle's own `conv2d`
+    /// (the weight is permuted to `[cout, cin, k, k]`): the alternative
+    /// measured by `c4sim bench train`.
+    fn forward_nchw(&self, x: &Tensor, train: bool) -> Result<Tensor> {
+        let w = self
+            .w
+            .as_tensor()
+            .reshape((self.k, self.k, self.cin, self.cout))?
+            .permute((3, 2, 0, 1))?
+            .contiguous()?;
+        let y = x.conv2d(&w, self.k / 2, 1, 1, 1)?;
+        let shape = (1, self.cout, 1, 1);
+        let y = if train {
+            let mean = y.mean_keepdim((0, 2, 3))?;
+            let centred = y.broadcast_sub(&mean)?;
+            let var = centred.sqr()?.mean_keepdim((0, 2, 3))?;
+            let (n, _, h, w) = y.dims4()?;
+            let rows = (n * h * w) as f64;
+            let unbiased = (var.detach() * (rows / (rows - 1.0).max(1.0)))?;
+            let m = ((self.mean.as_tensor() * (1.0 - BN_MOMENTUM))? + (mean.detach().flatten_all()? * BN_MOMENTUM)?)?;
+            let v = ((self.var.as_tensor() * (1.0 - BN_MOMENTUM))? + (unbiased.flatten_all()? * BN_MOMENTUM)?)?;
+            self.mean.set(&m.detach())?;
+            self.var.set(&v.detach())?;
+            centred.broadcast_div(&(var + BN_EPS)?.sqrt()?)?
+        } else {
+            let inv = (self.var.as_tensor() + BN_EPS)?.sqrt()?.recip()?.reshape(shape)?;
+            y.broadcast_sub(&self.mean.as_tensor().reshape(shape)?)?
+                .broadcast_mul(&inv)?
+        };
+        y.broadcast_mul(&self.gamma.as_tensor().reshape(shape)?)?
+            .broadcast_add(&self.beta.as_tensor().reshape(shape)?)
     }
 
     fn named<'a>(&'a self, prefix: &str, out: &mut Vec<(String, &'a Var, bool)>) {
@@ -204,6 +290,7 @@ impl Net {
             v_fc1_b,
             v_fc2_w,
             v_fc2_b,
+            native_conv: false,
         })
     }
 
@@ -229,6 +316,9 @@ impl Net {
 
     /// `x`: `[N, H, W, 3]` planes → (policy logits `[N, cols]`, values `[N]`).
     pub fn forward(&self, x: &Tensor, train: bool) -> Result<(Tensor, Tensor)> {
+        if self.native_conv {
+            return self.forward_native(x, train);
+        }
         let relu = |t: Tensor| t.relu();
         let mut h = relu(self.stem.forward(x, train)?)?;
         for (a, b) in &self.blocks {
@@ -243,6 +333,38 @@ impl Net {
             .matmul(self.p_fc_w.as_tensor())?
             .broadcast_add(self.p_fc_b.as_tensor())?;
         let v = relu(self.v_conv.forward(&h, train)?)?.reshape((n, hw))?;
+        let v = relu(
+            v.matmul(self.v_fc1_w.as_tensor())?
+                .broadcast_add(self.v_fc1_b.as_tensor())?,
+        )?;
+        let v = v
+            .matmul(self.v_fc2_w.as_tensor())?
+            .broadcast_add(self.v_fc2_b.as_tensor())?
+            .tanh()?
+            .reshape(n)?;
+        Ok((logits, v))
+    }
+
+    /// [`Net::forward`] with candle's `conv2d` on channels-first tensors.
+    fn forward_native(&self, x: &Tensor, train: bool) -> Result<(Tensor, Tensor)> {
+        let relu = |t: Tensor| t.relu();
+        let x = x.permute((0, 3, 1, 2))?.contiguous()?;
+        let mut h = relu(self.stem.forward_nchw(&x, train)?)?;
+        for (a, b) in &self.blocks {
+            let y = relu(a.forward_nchw(&h, train)?)?;
+            let y = b.forward_nchw(&y, train)?;
+            h = relu((y + &h)?)?;
+        }
+        let n = h.dim(0)?;
+        let hw = self.shape.cells();
+        // Flatten in the pixels-major order the weights are stored in.
+        let p = relu(self.p_conv.forward_nchw(&h, train)?)?
+            .permute((0, 2, 3, 1))?
+            .reshape((n, hw * POLICY_FILTERS))?;
+        let logits = p
+            .matmul(self.p_fc_w.as_tensor())?
+            .broadcast_add(self.p_fc_b.as_tensor())?;
+        let v = relu(self.v_conv.forward_nchw(&h, train)?)?.reshape((n, hw))?;
         let v = relu(
             v.matmul(self.v_fc1_w.as_tensor())?
                 .broadcast_add(self.v_fc1_b.as_tensor())?,
@@ -324,6 +446,17 @@ impl Net {
         Ok(())
     }
 
+    /// Copies every tensor from host vectors by name (see [`Net::host_weights`]).
+    pub fn set_from_host(&self, w: &HashMap<String, Vec<f32>>) -> Result<()> {
+        for (name, v, _) in self.named() {
+            let data = w
+                .get(&name)
+                .ok_or_else(|| candle_core::Error::Msg(format!("no tensor `{name}`")))?;
+            v.set(&Tensor::from_slice(data, v.shape(), &self.device)?)?;
+        }
+        Ok(())
+    }
+
     /// A copy on another device (or the same one), sharing nothing.
     pub fn duplicate(&self, device: &Device) -> Result<Net> {
         let copy = Net::new(self.shape, 0, device)?;
@@ -336,6 +469,9 @@ impl Net {
         Ok(copy)
     }
 }
+
+/// AdamW moments as host vectors (first, second) by trained-tensor name.
+pub type HostMoments = HashMap<String, (Vec<f32>, Vec<f32>)>;
 
 /// AdamW (decoupled weight decay, applied to the weight matrices, not to
 /// biases or batch-norm scales). Written out here so its moments can be
@@ -382,15 +518,19 @@ impl AdamW {
             let Some(g) = grads.get(v.as_tensor()) else {
                 continue;
             };
-            *m = ((&*m * self.beta1)? + (g * (1.0 - self.beta1))?)?;
-            *s = ((&*s * self.beta2)? + (g.sqr()? * (1.0 - self.beta2))?)?;
+            // Detached: a gradient carries the step's whole autograd graph,
+            // and a moment kept with it would chain every step's graph to the
+            // next (memory grows without bound).
+            let g = g.detach();
+            *m = ((&*m * self.beta1)? + (&g * (1.0 - self.beta1))?)?.detach();
+            *s = ((&*s * self.beta2)? + (g.sqr()? * (1.0 - self.beta2))?)?.detach();
             let update = ((&*m / bc1)? / ((&*s / bc2)?.sqrt()? + self.eps)?)?;
             let decay = if name.ends_with(".w") {
                 1.0 - self.lr * self.weight_decay
             } else {
                 1.0
             };
-            let next = ((v.as_tensor() * decay)? - (update * self.lr)?)?;
+            let next = ((v.as_tensor() * decay)? - (update * self.lr)?)?.detach();
             v.set(&next)?;
         }
         Ok(())
@@ -409,6 +549,29 @@ impl AdamW {
 
     pub fn save(&self, net: &Net, path: &Path) -> Result<()> {
         candle_core::safetensors::save(&self.tensors(net), path)
+    }
+    /// The moments as host vectors by trained-tensor name (for the CPU
+    /// trainer of [`super::hosttrain`]).
+    pub fn host_moments(&self, net: &Net) -> Result<HostMoments> {
+        let trained = net.named().into_iter().filter(|(_, _, tr)| *tr);
+        trained
+            .zip(self.moments.iter())
+            .map(|((name, _, _), (m, s))| Ok((name, (m.flatten_all()?.to_vec1()?, s.flatten_all()?.to_vec1()?))))
+            .collect()
+    }
+
+    /// Replaces the moments and the step count from host vectors.
+    pub fn set_host_moments(&mut self, net: &Net, moments: &HostMoments, step: u64) -> Result<()> {
+        let trained = net.named().into_iter().filter(|(_, _, tr)| *tr);
+        for ((name, v, _), (m, s)) in trained.zip(self.moments.iter_mut()) {
+            let (hm, hs) = moments
+                .get(&name)
+                .ok_or_else(|| candle_core::Error::Msg(format!("no moments for `{name}`")))?;
+            *m = Tensor::from_slice(hm, v.shape(), &net.device)?;
+            *s = Tensor::from_slice(hs, v.shape(), &net.device)?;
+        }
+        self.step = step;
+        Ok(())
     }
 
     /// Restores the moments saved by [`AdamW::save`] and the step count.
@@ -496,6 +659,79 @@ mod tests {
         let last = net.loss(&x, &p, &z).unwrap().0.to_scalar::<f32>().unwrap();
         assert!(last < first * 0.5, "loss {first} -> {last}");
         assert_eq!(opt.step, 30);
+        // The moments hold values only, no autograd history: a history
+        // would chain every step's graph to the next and exhaust memory.
+        for (m, s) in &opt.moments {
+            assert!(!m.track_op() && !s.track_op());
+        }
+    }
+
+    /// The CPU unfold op and candle's pad/narrow/cat give the same values
+    /// and the same gradients.
+    #[test]
+    fn unfold_op_matches_the_generic_unfold() {
+        let dev = Device::Cpu;
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let (n, h, w, c) = (2, 3, 4, 5);
+        let xs: Vec<f32> = (0..n * h * w * c).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let x = Var::from_tensor(&Tensor::from_vec(xs, (n, h, w, c), &dev).unwrap()).unwrap();
+        let fast = x.as_tensor().apply_op1(Unfold3 { dims: (n, h, w, c) }).unwrap();
+        let p = x.pad_with_zeros(1, 1, 1).unwrap().pad_with_zeros(2, 1, 1).unwrap();
+        let mut parts = Vec::new();
+        for dy in 0..3 {
+            for dx in 0..3 {
+                parts.push(p.narrow(1, dy, h).unwrap().narrow(2, dx, w).unwrap());
+            }
+        }
+        let slow = Tensor::cat(&parts, 3).unwrap().reshape((n * h * w, 9 * c)).unwrap();
+        assert_eq!(fast.to_vec2::<f32>().unwrap(), slow.to_vec2::<f32>().unwrap());
+        let weights: Vec<f32> = (0..n * h * w * 9 * c).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let wt = Tensor::from_vec(weights, (n * h * w, 9 * c), &dev).unwrap();
+        let g1 = (fast * &wt).unwrap().sum_all().unwrap().backward().unwrap();
+        let g2 = (slow * &wt).unwrap().sum_all().unwrap().backward().unwrap();
+        let a = g1
+            .get(x.as_tensor())
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1::<f32>()
+            .unwrap();
+        let b = g2
+            .get(x.as_tensor())
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1::<f32>()
+            .unwrap();
+        for (u, v) in a.iter().zip(&b) {
+            assert!((u - v).abs() < 1e-5, "{u} vs {v}");
+        }
+    }
+
+    #[test]
+    fn native_conv_computes_the_same_function() {
+        let dev = Device::Cpu;
+        let mut net = Net::new(small(), 4, &dev).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let planes: Vec<f32> = (0..6 * 60).map(|_| rng.gen_range(0..2) as f32).collect();
+        let x = Tensor::from_vec(planes, (6, 4, 5, 3), &dev).unwrap();
+        let (l1, v1) = net.forward(&x, false).unwrap();
+        net.native_conv = true;
+        let (l2, v2) = net.forward(&x, false).unwrap();
+        let d = |a: &Tensor, b: &Tensor| {
+            (a - b)
+                .unwrap()
+                .abs()
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .max(0)
+                .unwrap()
+                .to_scalar::<f32>()
+                .unwrap()
+        };
+        assert!(d(&l1, &l2) < 1e-4);
+        assert!(d(&v1, &v2) < 1e-5);
     }
 
     #[test]

@@ -9,6 +9,15 @@ use rand::Rng;
 use std::io::{Read, Write};
 use std::path::Path;
 
+/// A training batch as plain floats: planes (`n·rows·cols·3`), policy
+/// targets (`n·cols`) and value targets (`n`).
+#[derive(Default)]
+pub struct Batch {
+    pub planes: Vec<f32>,
+    pub policy: Vec<f32>,
+    pub value: Vec<f32>,
+}
+
 /// A ring buffer of samples.
 pub struct Replay {
     samples: Vec<Sample>,
@@ -46,22 +55,13 @@ impl Replay {
         }
     }
 
-    /// Fills `planes` (`n·rows·cols·3`), `policy` (`n·cols`) and `value`
-    /// (`n`) with `n` samples drawn uniformly, each mirrored with chance ½.
-    pub fn batch(
-        &self,
-        rng: &mut impl Rng,
-        n: usize,
-        rows: usize,
-        cols: usize,
-        planes: &mut Vec<f32>,
-        policy: &mut Vec<f32>,
-        value: &mut Vec<f32>,
-    ) {
+    /// Fills `batch` with `n` samples drawn uniformly, each mirrored
+    /// with chance ½.
+    pub fn batch(&self, rng: &mut impl Rng, n: usize, rows: usize, cols: usize, batch: &mut Batch) {
         let inp = rows * cols * PLANES;
-        planes.resize(n * inp, 0.0);
-        policy.resize(n * cols, 0.0);
-        value.resize(n, 0.0);
+        batch.planes.resize(n * inp, 0.0);
+        batch.policy.resize(n * cols, 0.0);
+        batch.value.resize(n, 0.0);
         for i in 0..n {
             let s = &self.samples[rng.gen_range(0..self.samples.len())];
             let mirror = rng.gen_bool(0.5);
@@ -69,10 +69,10 @@ impl Replay {
                 rows,
                 cols,
                 mirror,
-                &mut planes[i * inp..(i + 1) * inp],
-                &mut policy[i * cols..(i + 1) * cols],
+                &mut batch.planes[i * inp..(i + 1) * inp],
+                &mut batch.policy[i * cols..(i + 1) * cols],
             );
-            value[i] = s.value;
+            batch.value[i] = s.value;
         }
     }
 
@@ -200,8 +200,9 @@ mod tests {
             value: 1.0,
         });
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-        let (mut x, mut p, mut v) = (Vec::new(), Vec::new(), Vec::new());
-        r.batch(&mut rng, 200, 4, 5, &mut x, &mut p, &mut v);
+        let mut b = Batch::default();
+        r.batch(&mut rng, 200, 4, 5, &mut b);
+        let (x, p, v) = (&b.planes, &b.policy, &b.value);
         let mut mirrored = 0;
         for i in 0..200 {
             let planes = &x[i * 60..(i + 1) * 60];

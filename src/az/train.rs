@@ -15,11 +15,12 @@
 use super::checkpoint::{self, BoardMeta, Meta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE};
 use super::device::{device_name, resolve_device};
 use super::encode::PLANES;
+use super::hosttrain::HostTrainer;
 use super::inference::{CandleEvaluator, CpuEvaluator, Evaluate, Folded};
 use super::metrics::{self, Row};
 use super::network::{AdamW, Net, NetShape};
 use super::player::AlphaZeroBot;
-use super::replay::Replay;
+use super::replay::{Batch, Replay};
 use super::selfplay::{play_parallel, SelfPlayConfig};
 use crate::actors::messages::{PlayGame, PlayerHandle, Seat, Shutdown};
 use crate::actors::player::bot;
@@ -87,7 +88,8 @@ fn settings_json(t: &TrainSettings) -> serde_json::Value {
                        "workers": t.self_play.workers, "concurrent_games": t.self_play.concurrent_games,
                        "cache_size": t.self_play.cache_size },
         "optimizer": { "steps_per_iteration": t.optimizer.steps_per_iteration, "batch_size": t.optimizer.batch_size,
-                       "learning_rate": t.optimizer.learning_rate, "weight_decay": t.optimizer.weight_decay },
+                       "learning_rate": t.optimizer.learning_rate, "weight_decay": t.optimizer.weight_decay,
+                       "threads": t.optimizer.threads },
         "replay": { "capacity": t.replay.capacity, "min_size": t.replay.min_size },
         "eval": { "every": t.eval.every, "games": t.eval.games, "opponent": t.eval.opponent.name,
                   "opponent_kind": t.eval.opponent.kind.as_str(), "openings": openings,
@@ -302,21 +304,27 @@ impl TrainState {
         Ok(row)
     }
 
-    /// `steps_per_iteration` AdamW steps; returns mean policy and value losses.
+    /// `steps_per_iteration` AdamW steps; returns mean policy and value
+    /// losses. On the CPU the steps run in [`HostTrainer`] (the same
+    /// arithmetic, several times faster than candle's CPU backend; see
+    /// docs/alphazero.md), with weights and moments copied in and out.
     fn train_steps(&mut self, it: u32) -> candle_core::Result<(f64, f64, u64)> {
+        if self.device.is_cpu() {
+            return self.train_steps_host(it);
+        }
         let o = self.settings.optimizer;
         let (rows, cols) = (self.cfg.rows, self.cfg.cols);
         let n = o.batch_size as usize;
         let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(self.seed, it as u64, 0x0b7a));
-        let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
+        let mut b = Batch::default();
         let pb = bar(o.steps_per_iteration as u64, "steps");
         pb.set_prefix(format!("train {it}"));
         let (mut pl_sum, mut vl_sum) = (0.0, 0.0);
         for _ in 0..o.steps_per_iteration {
-            self.replay.batch(&mut rng, n, rows, cols, &mut x, &mut p, &mut z);
-            let xt = Tensor::from_slice(&x, (n, rows, cols, PLANES), &self.device)?;
-            let pt = Tensor::from_slice(&p, (n, cols), &self.device)?;
-            let zt = Tensor::from_slice(&z, n, &self.device)?;
+            self.replay.batch(&mut rng, n, rows, cols, &mut b);
+            let xt = Tensor::from_slice(&b.planes, (n, rows, cols, PLANES), &self.device)?;
+            let pt = Tensor::from_slice(&b.policy, (n, cols), &self.device)?;
+            let zt = Tensor::from_slice(&b.value, n, &self.device)?;
             let (loss, pl, vl) = self.net.loss(&xt, &pt, &zt)?;
             self.opt.step(&self.net, &loss)?;
             pl_sum += pl.to_scalar::<f32>()? as f64;
@@ -324,6 +332,41 @@ impl TrainState {
             pb.inc(1);
         }
         pb.finish_and_clear();
+        let steps = o.steps_per_iteration as u64;
+        Ok((pl_sum / steps as f64, vl_sum / steps as f64, steps))
+    }
+
+    fn train_steps_host(&mut self, it: u32) -> candle_core::Result<(f64, f64, u64)> {
+        let o = self.settings.optimizer;
+        let (rows, cols) = (self.cfg.rows, self.cfg.cols);
+        let n = o.batch_size as usize;
+        let threads = match o.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            t => t as usize,
+        };
+        let mut host = HostTrainer::from_net(
+            &self.net,
+            &self.opt.host_moments(&self.net)?,
+            self.opt.step,
+            o.learning_rate as f32,
+            o.weight_decay as f32,
+            threads,
+        )?;
+        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(self.seed, it as u64, 0x0b7a));
+        let mut b = Batch::default();
+        let pb = bar(o.steps_per_iteration as u64, "steps");
+        pb.set_prefix(format!("train {it}"));
+        let (mut pl_sum, mut vl_sum) = (0.0, 0.0);
+        for _ in 0..o.steps_per_iteration {
+            self.replay.batch(&mut rng, n, rows, cols, &mut b);
+            let l = host.step(&b.planes, &b.policy, &b.value, n);
+            pl_sum += l.policy as f64;
+            vl_sum += l.value as f64;
+            pb.inc(1);
+        }
+        pb.finish_and_clear();
+        self.net.set_from_host(&host.weights())?;
+        self.opt.set_host_moments(&self.net, &host.moments(), host.step)?;
         let steps = o.steps_per_iteration as u64;
         Ok((pl_sum / steps as f64, vl_sum / steps as f64, steps))
     }
@@ -518,8 +561,11 @@ impl Handler<RunIteration> for Trainer {
             if st.due_for_eval(row.iteration) {
                 let t = Instant::now();
                 match evaluate(&st, row.iteration).await {
-                    Ok((score, ..)) => {
+                    Ok((score, w, d, l)) => {
                         row.eval_score = Some(score);
+                        row.eval_wins = w;
+                        row.eval_draws = d;
+                        row.eval_losses = l;
                         row.eval_games = st.settings.eval.games;
                         row.eval_s = t.elapsed().as_secs_f64();
                     }
@@ -549,9 +595,15 @@ fn summary_line(r: &Row, total: u32, opponent: &str) -> String {
         (Some(p), Some(v)) => format!("loss {p:.3} + {v:.3} (policy + value)"),
         _ => "no training yet (buffer below replay.min_size)".into(),
     };
-    let eval = r
-        .eval_score
-        .map_or_else(String::new, |s| format!(", eval {:.1}% vs {opponent}", s * 100.0));
+    let eval = r.eval_score.map_or_else(String::new, |s| {
+        format!(
+            ", eval {:.1}% vs {opponent} (+{} ={} -{})",
+            s * 100.0,
+            r.eval_wins,
+            r.eval_draws,
+            r.eval_losses
+        )
+    });
     format!(
         "iteration {}/{total}: {} games ({:.2} games/s, {:.0} sims/s, cache {:.0}%, batch {:.1}), buffer {}, {loss}{eval}, {:.1} s",
         r.iteration,
@@ -578,6 +630,13 @@ fn emit(json: bool, v: serde_json::Value, text: &str) {
 
 /// `mode: train`. Returns the process exit code.
 pub fn run_train(sc: &Scenario, json: bool) -> u8 {
+    super::tune_allocator();
+    let threads = sc.train.as_ref().map_or(0, |t| t.optimizer.threads);
+    if threads > 0 && std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        // candle sizes its CPU thread pool from this variable when the pool
+        // is first used; no other thread exists yet.
+        std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
+    }
     let st = match TrainState::open(sc, json) {
         Ok(s) => s,
         Err(e) => {

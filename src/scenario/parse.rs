@@ -180,7 +180,13 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         let players_pos = key_pos("players").unwrap_or(Pos::START);
         let anchor_pos = super::locate(src, &["tournament".into(), "anchor".into()])
             .map_or(players_pos, |(line, column)| Pos { line, column });
-        super::tournament::check_players(doc, players_pos, anchor_pos, &tournament.clone().unwrap_or_default(), &players)?;
+        super::tournament::check_players(
+            doc,
+            players_pos,
+            anchor_pos,
+            &tournament.clone().unwrap_or_default(),
+            &players,
+        )?;
     }
 
     Ok(Scenario {

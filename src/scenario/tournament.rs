@@ -85,7 +85,12 @@ impl Default for ReportSettings {
     fn default() -> Self {
         ReportSettings {
             dir: None,
-            formats: vec![ReportFormat::Markdown, ReportFormat::Json, ReportFormat::Csv, ReportFormat::Html],
+            formats: vec![
+                ReportFormat::Markdown,
+                ReportFormat::Json,
+                ReportFormat::Csv,
+                ReportFormat::Html,
+            ],
         }
     }
 }
@@ -94,7 +99,9 @@ impl ReportSettings {
     /// The report directory for a scenario file.
     pub fn dir_for(&self, scenario: &Path) -> PathBuf {
         self.dir.clone().unwrap_or_else(|| {
-            let stem = scenario.file_stem().map_or_else(|| "tournament".into(), |s| s.to_string_lossy().into_owned());
+            let stem = scenario
+                .file_stem()
+                .map_or_else(|| "tournament".into(), |s| s.to_string_lossy().into_owned());
             PathBuf::from("reports").join(stem)
         })
     }
@@ -137,7 +144,10 @@ pub(crate) fn parse_tournament(doc: Doc, v: &Node) -> Result<TournamentSettings,
         let a = doc.mapping("anchor", v, "`{player: NAME, elo: 1500}`")?;
         doc.check_keys(a, &["player", "elo"], " in `anchor`")?;
         let Some((_, p)) = get(a, "player") else {
-            return Err(doc.err(v.pos(), "`anchor` needs `player`: the name of the player whose rating is fixed"));
+            return Err(doc.err(
+                v.pos(),
+                "`anchor` needs `player`: the name of the player whose rating is fixed",
+            ));
         };
         let name = doc.nonempty_string("player", p)?;
         let elo = match get(a, "elo") {
@@ -164,12 +174,22 @@ pub(crate) fn parse_report(doc: Doc, v: &Node) -> Result<ReportSettings, Scenari
     }
     if let Some((_, v)) = get(entries, "formats") {
         let Node::Seq { items, .. } = v else {
-            return Err(doc.err(v.pos(), format!("`formats` must be a list like [markdown, html]; allowed: {}", REPORT_FORMATS.join(", "))));
+            return Err(doc.err(
+                v.pos(),
+                format!(
+                    "`formats` must be a list like [markdown, html]; allowed: {}",
+                    REPORT_FORMATS.join(", ")
+                ),
+            ));
         };
         r.formats.clear();
         for item in items {
-            let f = [ReportFormat::Markdown, ReportFormat::Json, ReportFormat::Csv, ReportFormat::Html]
-                [doc.choice("formats", "report format", item, &REPORT_FORMATS)?];
+            let f = [
+                ReportFormat::Markdown,
+                ReportFormat::Json,
+                ReportFormat::Csv,
+                ReportFormat::Html,
+            ][doc.choice("formats", "report format", item, &REPORT_FORMATS)?];
             if !r.formats.contains(&f) {
                 r.formats.push(f);
             }
@@ -188,18 +208,30 @@ pub(crate) fn check_players(
     players: &[PlayerSpec],
 ) -> Result<(), ScenarioError> {
     if players.len() < 2 {
-        return Err(doc.err(players_pos, format!("a tournament needs at least 2 players, got {}", players.len())));
+        return Err(doc.err(
+            players_pos,
+            format!("a tournament needs at least 2 players, got {}", players.len()),
+        ));
     }
     if let Some(p) = players.iter().find(|p| p.kind == PlayerKind::Human) {
         return Err(doc.err(
             players_pos,
-            format!("`{}` is a human player; tournaments run unattended: use mode: match to play", p.name),
+            format!(
+                "`{}` is a human player; tournaments run unattended: use mode: match to play",
+                p.name
+            ),
         ));
     }
     if let Some((name, _)) = &t.anchor {
         if !players.iter().any(|p| &p.name == name) {
             let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
-            return Err(doc.err(anchor_pos, format!("anchor player `{name}` is not in `players`; players: {}", names.join(", "))));
+            return Err(doc.err(
+                anchor_pos,
+                format!(
+                    "anchor player `{name}` is not in `players`; players: {}",
+                    names.join(", ")
+                ),
+            ));
         }
     }
     Ok(())
@@ -224,13 +256,19 @@ mod tests {
         )
         .unwrap();
         let t = s.tournament.unwrap();
-        assert_eq!((t.schedule, t.games_per_pair, t.concurrency), (Schedule::Gauntlet, 4, 3));
+        assert_eq!(
+            (t.schedule, t.games_per_pair, t.concurrency),
+            (Schedule::Gauntlet, 4, 3)
+        );
         assert_eq!(t.openings, OpeningSuite::Plies(1));
         assert_eq!(t.anchor, Some(("random".into(), 1000.0)));
         let r = s.report.unwrap();
         assert_eq!(r.dir, Some(PathBuf::from("out/r")));
         assert_eq!(r.formats, vec![ReportFormat::Json, ReportFormat::Html]);
-        assert_eq!(ReportSettings::default().dir_for(Path::new("scenarios/rr.yaml")), PathBuf::from("reports/rr"));
+        assert_eq!(
+            ReportSettings::default().dir_for(Path::new("scenarios/rr.yaml")),
+            PathBuf::from("reports/rr")
+        );
     }
 
     #[test]

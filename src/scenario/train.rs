@@ -23,6 +23,7 @@
 //! | `optimizer.batch_size` | whole number ≥ 2 | `64` |
 //! | `optimizer.learning_rate` | number > 0 | `0.001` |
 //! | `optimizer.weight_decay` | number ≥ 0 | `0.0001` |
+//! | `optimizer.threads` *(c4sim)* | whole number ≥ 0: CPU threads for training steps; 0 = one per core. Tiny networks train faster on 1 (see docs/alphazero.md) | `0` |
 //! | `replay.capacity` | whole number ≥ 1 | `200000` |
 //! | `replay.min_size` | whole number ≥ 0: positions needed before training starts | `20000` |
 //! | `eval.every` | whole number ≥ 0: iterations between evaluations; 0 = never | `5` |
@@ -78,6 +79,8 @@ pub struct OptimizerSettings {
     pub batch_size: u32,
     pub learning_rate: f64,
     pub weight_decay: f64,
+    /// 0 = one per core.
+    pub threads: u32,
 }
 
 /// `replay:` the buffer of self-play positions.
@@ -154,6 +157,7 @@ impl Default for TrainSettings {
                 batch_size: 64,
                 learning_rate: 1e-3,
                 weight_decay: 1e-4,
+                threads: 0,
             },
             replay: ReplaySettings {
                 capacity: 200_000,
@@ -212,7 +216,13 @@ const SELF_PLAY_KEYS: [&str; 5] = [
     "concurrent_games",
     "cache_size",
 ];
-const OPTIMIZER_KEYS: [&str; 4] = ["steps_per_iteration", "batch_size", "learning_rate", "weight_decay"];
+const OPTIMIZER_KEYS: [&str; 5] = [
+    "steps_per_iteration",
+    "batch_size",
+    "learning_rate",
+    "weight_decay",
+    "threads",
+];
 const REPLAY_KEYS: [&str; 2] = ["capacity", "min_size"];
 const EVAL_KEYS: [&str; 5] = ["every", "games", "opponent", "openings", "simulations"];
 const OPENINGS_KEYS: [&str; 2] = ["plies", "file"];
@@ -325,6 +335,7 @@ pub(crate) fn parse_train(doc: Doc, v: &Node) -> Result<TrainSettings, ScenarioE
         let o = &mut t.optimizer;
         u32_key(doc, e, "steps_per_iteration", 1, &mut o.steps_per_iteration)?;
         u32_key(doc, e, "batch_size", 2, &mut o.batch_size)?;
+        u32_key(doc, e, "threads", 0, &mut o.threads)?;
         if let Some((_, v)) = get(e, "learning_rate") {
             o.learning_rate = number(doc, "learning_rate", v, 0.0, true, f64::INFINITY)?;
         }
@@ -423,7 +434,7 @@ mod tests {
             "  network: { blocks: 2, channels: 32 }
   mcts: { simulations: 50, c_puct: 1.5, dirichlet_alpha: 0.3, dirichlet_weight: 0.2 }
   self_play: { games_per_iteration: 10, temperature_moves: 8, workers: 1, concurrent_games: 5, cache_size: 0 }
-  optimizer: { steps_per_iteration: 20, batch_size: 32, learning_rate: 2e-3, weight_decay: 0 }
+  optimizer: { steps_per_iteration: 20, batch_size: 32, learning_rate: 2e-3, weight_decay: 0, threads: 1 }
   replay: { capacity: 1000, min_size: 100 }
   eval: { every: 2, games: 20, opponent: { kind: minimax, depth: 3 }, openings: { plies: 1 }, simulations: 40 }
   iterations: 3
@@ -443,6 +454,7 @@ mod tests {
         assert_eq!(t.self_play.cache_size, 0);
         assert!((t.optimizer.learning_rate - 2e-3).abs() < 1e-12);
         assert_eq!(t.optimizer.weight_decay, 0.0);
+        assert_eq!(t.optimizer.threads, 1);
         assert_eq!(t.replay.min_size, 100);
         assert_eq!(t.eval.opponent.kind, PlayerKind::Minimax);
         assert_eq!(t.eval.opponent.depth, 3);

@@ -6,8 +6,8 @@
 //! by seeded random play so every run times the same work. The baseline is
 //! measured in the same run, so the speed-up does not depend on the machine.
 
-use crate::bench::median;
 use super::minimax::Minimax;
+use crate::bench::median;
 use crate::game::bitboard::{Geometry, Position, Status};
 use crate::game::{Board, BoardConfig};
 use rand::{Rng, SeedableRng};
@@ -265,8 +265,6 @@ pub fn minimax_bench(
         ratio,
     })
 }
-
-
 
 #[cfg(test)]
 mod tests {

@@ -44,7 +44,10 @@ struct Lane {
 fn start_lane(sc: &Scenario, lane: usize) -> Result<Lane, String> {
     let arbiter = Arbiter::new();
     let referee = Referee::start_in_arbiter(&arbiter.handle(), |_| Referee);
-    let out = Output { json: true, style: RenderStyle::None };
+    let out = Output {
+        json: true,
+        style: RenderStyle::None,
+    };
     let mut players = Vec::new();
     let mut shutdown = Vec::new();
     for (i, spec) in sc.players.iter().enumerate() {
@@ -54,7 +57,12 @@ fn start_lane(sc: &Scenario, lane: usize) -> Result<Lane, String> {
         players.push(PlayerHandle::of(&addr));
         shutdown.push(addr.recipient());
     }
-    Ok(Lane { arbiter, referee, players, shutdown })
+    Ok(Lane {
+        arbiter,
+        referee,
+        players,
+        shutdown,
+    })
 }
 
 /// Plays `games` with `concurrency` lanes and hands each record to
@@ -86,7 +94,11 @@ pub async fn play_all(
             loop {
                 let next = queue.borrow_mut().pop_front();
                 let Some(p) = next else { break };
-                let seat = |i: usize| Seat { name: names[i].clone(), player: players[i].clone(), move_time: times[i] };
+                let seat = |i: usize| Seat {
+                    name: names[i].clone(),
+                    player: players[i].clone(),
+                    move_time: times[i],
+                };
                 let msg = PlayGame {
                     game: p.index,
                     games: total,
@@ -131,9 +143,18 @@ pub async fn play_all(
 fn fingerprint(sc: &Scenario, t: &TournamentSettings, openings: &[Vec<usize>]) -> String {
     let text = format!(
         "{:?}|{:?}|{:?}|{:?}|{:?}|{}|{:?}|{}",
-        sc.board, sc.limits, sc.players, t.schedule, t.games_per_pair, sc.seed, openings, env!("CARGO_PKG_VERSION")
+        sc.board,
+        sc.limits,
+        sc.players,
+        t.schedule,
+        t.games_per_pair,
+        sc.seed,
+        openings,
+        env!("CARGO_PKG_VERSION")
     );
-    let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x1000_0000_01b3));
+    let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x1000_0000_01b3)
+    });
     format!("{h:016x}")
 }
 
@@ -176,11 +197,18 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> u8 {
         }
     };
     let names: Vec<String> = sc.players.iter().map(|p| p.name.clone()).collect();
-    let anchor = t.anchor.as_ref().and_then(|(n, e)| names.iter().position(|p| p == n).map(|i| (i, *e)));
+    let anchor = t
+        .anchor
+        .as_ref()
+        .and_then(|(n, e)| names.iter().position(|p| p == n).map(|i| (i, *e)));
     let finished: std::collections::HashSet<u64> = done.iter().map(|g| g.game).collect();
     let todo: Vec<Planned> = plan.into_iter().filter(|p| !finished.contains(&p.index)).collect();
     if !done.is_empty() {
-        eprintln!("Resuming {}: {} of {total} games already played.", dir.display(), done.len());
+        eprintln!(
+            "Resuming {}: {} of {total} games already played.",
+            dir.display(),
+            done.len()
+        );
     }
     let lines = Rc::new(RefCell::new(done));
     let bar = if json || !std::io::stderr().is_terminal() {
@@ -188,8 +216,10 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> u8 {
     } else {
         let b = indicatif::ProgressBar::new(total);
         b.set_style(
-            indicatif::ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  ETA {eta}  leader: {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template(
+                "{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  ETA {eta}  leader: {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         b
     };
@@ -212,7 +242,10 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> u8 {
                 let mut g = serde_json::to_value(&line).unwrap_or_default();
                 g["event"] = json!("game_over");
                 println!("{g}");
-                println!("{}", json!({"event": "progress", "done": all.len(), "total": total, "leader": leader}));
+                println!(
+                    "{}",
+                    json!({"event": "progress", "done": all.len(), "total": total, "leader": leader})
+                );
             }
         };
         tokio::select! {
@@ -225,7 +258,10 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> u8 {
     match outcome {
         None => {
             crate::players::external::kill_all_children();
-            eprintln!("\nInterrupted: {saved} of {total} games are saved in {}; run the same scenario again to continue.", dir.display());
+            eprintln!(
+                "\nInterrupted: {saved} of {total} games are saved in {}; run the same scenario again to continue.",
+                dir.display()
+            );
             return 130;
         }
         Some(Err(e)) => {
@@ -276,6 +312,14 @@ fn leader(names: &[String], games: &[GameLine]) -> String {
         r(a).total_cmp(&r(b))
     });
     best.map_or(String::new(), |i| {
-        format!("{} {:.0}%", names[i], if pts[i].1 > 0 { 100.0 * pts[i].0 / pts[i].1 as f64 } else { 0.0 })
+        format!(
+            "{} {:.0}%",
+            names[i],
+            if pts[i].1 > 0 {
+                100.0 * pts[i].0 / pts[i].1 as f64
+            } else {
+                0.0
+            }
+        )
     })
 }

@@ -111,7 +111,10 @@ pub fn fit(n: usize, games: &[Result2], anchor: Option<(usize, f64)>) -> Ratings
             if total[i] == 0.0 {
                 continue;
             }
-            let denom: f64 = (0..n).filter(|&j| j != i).map(|j| played[i][j] / (gamma[i] + gamma[j])).sum();
+            let denom: f64 = (0..n)
+                .filter(|&j| j != i)
+                .map(|j| played[i][j] / (gamma[i] + gamma[j]))
+                .sum();
             if denom > 0.0 {
                 next[i] = (score[i] / denom).max(1e-300);
             }
@@ -213,7 +216,11 @@ pub struct HeadToHead {
 
 pub fn head_to_head(wins: u32, draws: u32, losses: u32) -> HeadToHead {
     let n = (wins + draws + losses) as f64;
-    let score = if n > 0.0 { (wins as f64 + 0.5 * draws as f64) / n } else { 0.5 };
+    let score = if n > 0.0 {
+        (wins as f64 + 0.5 * draws as f64) / n
+    } else {
+        0.5
+    };
     let (elo_diff, elo_error) = if n > 0.0 && score > 0.0 && score < 1.0 {
         let var = (wins as f64 * (1.0 - score).powi(2)
             + draws as f64 * (0.5 - score).powi(2)
@@ -227,8 +234,22 @@ pub fn head_to_head(wins: u32, draws: u32, losses: u32) -> HeadToHead {
         (None, None)
     };
     let decisive = (wins + losses) as f64;
-    let los = if decisive > 0.0 { phi((wins as f64 - losses as f64) / decisive.sqrt()) } else { 0.5 };
-    HeadToHead { games: n as u32, wins, draws, losses, score, elo_diff, elo_error, los, draw_ratio: if n > 0.0 { draws as f64 / n } else { 0.0 } }
+    let los = if decisive > 0.0 {
+        phi((wins as f64 - losses as f64) / decisive.sqrt())
+    } else {
+        0.5
+    };
+    HeadToHead {
+        games: n as u32,
+        wins,
+        draws,
+        losses,
+        score,
+        elo_diff,
+        elo_error,
+        los,
+        draw_ratio: if n > 0.0 { draws as f64 / n } else { 0.0 },
+    }
 }
 
 #[cfg(test)]
@@ -306,7 +327,11 @@ mod tests {
         let n = 4001.0;
         let sd_diff = (p * (1.0 - p) / n).sqrt() / (K * p * (1.0 - p));
         let var_diff = big.cov[0][0] + big.cov[1][1] - 2.0 * big.cov[0][1];
-        assert!((var_diff.sqrt() - sd_diff).abs() / sd_diff < 1e-3, "{} vs {sd_diff}", var_diff.sqrt());
+        assert!(
+            (var_diff.sqrt() - sd_diff).abs() / sd_diff < 1e-3,
+            "{} vs {sd_diff}",
+            var_diff.sqrt()
+        );
     }
 
     #[test]

@@ -58,7 +58,14 @@ pub struct Report {
 const FAULTS: [EndReason; 3] = [EndReason::TooManyInvalid, EndReason::Timeout, EndReason::Forfeit];
 
 /// Builds the report from finished games. `anchor`: (player index, rating).
-pub fn build(name: &str, schedule: &str, players: &[String], games: &[GameLine], total: u64, anchor: Option<(usize, f64)>) -> Report {
+pub fn build(
+    name: &str,
+    schedule: &str,
+    players: &[String],
+    games: &[GameLine],
+    total: u64,
+    anchor: Option<(usize, f64)>,
+) -> Report {
     let n = players.len();
     let idx = |p: &str| players.iter().position(|q| q == p);
     let mut results = Vec::new();
@@ -69,7 +76,9 @@ pub fn build(name: &str, schedule: &str, players: &[String], games: &[GameLine],
     let mut first = (0u32, 0.0f64);
     let reason_ix = |r: EndReason| EndReason::ALL.iter().position(|x| *x == r).unwrap_or(0);
     for g in games {
-        let (Some(a), Some(b)) = (idx(&g.players[0]), idx(&g.players[1])) else { continue };
+        let (Some(a), Some(b)) = (idx(&g.players[0]), idx(&g.players[1])) else {
+            continue;
+        };
         let sa = g.first_seat_score();
         results.push(Result2 { a, b, score_a: sa });
         for (me, s) in [(a, sa), (b, 1.0 - sa)] {
@@ -94,7 +103,11 @@ pub fn build(name: &str, schedule: &str, players: &[String], games: &[GameLine],
     }
     let ratings = fit(n, &results, anchor);
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&i, &j| ratings.elo[j].total_cmp(&ratings.elo[i]).then(players[i].cmp(&players[j])));
+    order.sort_by(|&i, &j| {
+        ratings.elo[j]
+            .total_cmp(&ratings.elo[i])
+            .then(players[i].cmp(&players[j]))
+    });
     let standings: Vec<Standing> = order
         .iter()
         .enumerate()
@@ -111,7 +124,11 @@ pub fn build(name: &str, schedule: &str, players: &[String], games: &[GameLine],
                 wins: w,
                 draws: d,
                 losses: l,
-                score: if games > 0 { (w as f64 + 0.5 * d as f64) / games as f64 } else { 0.0 },
+                score: if games > 0 {
+                    (w as f64 + 0.5 * d as f64) / games as f64
+                } else {
+                    0.0
+                },
                 draw_ratio: if games > 0 { d as f64 / games as f64 } else { 0.0 },
                 los_next: order.get(rank + 1).map(|&j| ratings.los(i, j)),
             }
@@ -119,14 +136,27 @@ pub fn build(name: &str, schedule: &str, players: &[String], games: &[GameLine],
         .collect();
     let crosstable = order
         .iter()
-        .map(|&i| order.iter().map(|&j| (cross[i][j].1 > 0).then_some(cross[i][j])).collect())
+        .map(|&i| {
+            order
+                .iter()
+                .map(|&j| (cross[i][j].1 > 0).then_some(cross[i][j]))
+                .collect()
+        })
         .collect();
     let pick = |counts: &[u32; 5], only: &[EndReason]| -> Vec<(EndReason, u32)> {
-        EndReason::ALL.iter().filter(|r| only.contains(r)).map(|&r| (r, counts[reason_ix(r)])).collect()
+        EndReason::ALL
+            .iter()
+            .filter(|r| only.contains(r))
+            .map(|&r| (r, counts[reason_ix(r)]))
+            .collect()
     };
     let reasons = order
         .iter()
-        .map(|&i| Reasons { name: players[i].clone(), ended_by: pick(&ended[i], &EndReason::ALL), faults: pick(&faults[i], &FAULTS) })
+        .map(|&i| Reasons {
+            name: players[i].clone(),
+            ended_by: pick(&ended[i], &EndReason::ALL),
+            faults: pick(&faults[i], &FAULTS),
+        })
         .collect();
     let head_to_head = (n == 2).then(|| {
         let (w, d, l) = wdl[order[0]];
@@ -162,9 +192,16 @@ fn pct(x: f64) -> String {
 pub fn markdown(r: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n", r.name);
-    let _ = writeln!(s, "{} — {} of {} games played.\n", r.schedule, r.finished_games, r.total_games);
+    let _ = writeln!(
+        s,
+        "{} — {} of {} games played.\n",
+        r.schedule, r.finished_games, r.total_games
+    );
     let _ = writeln!(s, "## Standings\n");
-    let _ = writeln!(s, "| rank | name | Elo | ± | games | wins | draws | losses | score | draws % | LOS next |");
+    let _ = writeln!(
+        s,
+        "| rank | name | Elo | ± | games | wins | draws | losses | score | draws % | LOS next |"
+    );
     let _ = writeln!(s, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for p in &r.standings {
         let _ = writeln!(
@@ -202,7 +239,10 @@ pub fn markdown(r: &Report) -> String {
             pct(h.draw_ratio)
         );
     }
-    let _ = writeln!(s, "## Crosstable\n\nScore of the row player against the column player (games).\n");
+    let _ = writeln!(
+        s,
+        "## Crosstable\n\nScore of the row player against the column player (games).\n"
+    );
     let names: Vec<&str> = r.standings.iter().map(|p| p.name.as_str()).collect();
     let _ = writeln!(s, "| | {} |", names.join(" | "));
     let _ = writeln!(s, "|---|{}", "---:|".repeat(names.len()));
@@ -214,19 +254,32 @@ pub fn markdown(r: &Report) -> String {
         let _ = writeln!(s, "| **{}** | {} |", names[i], cells.join(" | "));
     }
     let _ = writeln!(s, "\n## How games ended\n");
-    let _ = writeln!(s, "| name | WIN | TIE | TOO_MANY_INVALID | TIMEOUT | FORFEIT | own faults |");
+    let _ = writeln!(
+        s,
+        "| name | WIN | TIE | TOO_MANY_INVALID | TIMEOUT | FORFEIT | own faults |"
+    );
     let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---|");
     for p in &r.reasons {
         let counts: Vec<String> = p.ended_by.iter().map(|(_, c)| c.to_string()).collect();
         let _ = writeln!(s, "| {} | {} | {} |", p.name, counts.join(" | "), faults_text(p));
     }
-    let _ = writeln!(s, "\nFirst mover (RED) scored {} over {} games.", pct(r.first_mover_score), r.first_mover_games);
+    let _ = writeln!(
+        s,
+        "\nFirst mover (RED) scored {} over {} games.",
+        pct(r.first_mover_score),
+        r.first_mover_games
+    );
     s
 }
 
 /// "2 TIMEOUT, 1 FORFEIT", or "none".
 fn faults_text(p: &Reasons) -> String {
-    let faults: Vec<String> = p.faults.iter().filter(|(_, c)| *c > 0).map(|(r, c)| format!("{c} {r}")).collect();
+    let faults: Vec<String> = p
+        .faults
+        .iter()
+        .filter(|(_, c)| *c > 0)
+        .map(|(r, c)| format!("{c} {r}"))
+        .collect();
     if faults.is_empty() {
         "none".into()
     } else {
@@ -276,7 +329,11 @@ pub fn csv(r: &Report) -> String {
             Some(Bound::Upper) => "upper",
             None => "",
         };
-        let name = if p.name.contains([',', '"']) { format!("\"{}\"", p.name.replace('"', "\"\"")) } else { p.name.clone() };
+        let name = if p.name.contains([',', '"']) {
+            format!("\"{}\"", p.name.replace('"', "\"\""))
+        } else {
+            p.name.clone()
+        };
         let _ = writeln!(
             s,
             "{},{},{:.1},{:.1},{},{},{},{},{},{:.4},{:.4},{}",
@@ -298,7 +355,10 @@ pub fn csv(r: &Report) -> String {
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// One self-contained HTML page: the tables and an SVG chart of ratings
@@ -310,7 +370,14 @@ pub fn html(r: &Report) -> String {
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n<style>\nbody{{font-family:system-ui,sans-serif;margin:2em;color:#222}}\ntable{{border-collapse:collapse;margin:1em 0}}\nth,td{{border:1px solid #ccc;padding:4px 8px;text-align:right}}\nth:nth-child(2),td:nth-child(2){{text-align:left}}\nth{{background:#f3f3f3}}\ncaption{{text-align:left;color:#555;padding:4px 0}}\n</style></head><body>\n",
         esc(&r.name)
     );
-    let _ = writeln!(s, "<h1>{}</h1>\n<p>{} — {} of {} games played.</p>", esc(&r.name), esc(&r.schedule), r.finished_games, r.total_games);
+    let _ = writeln!(
+        s,
+        "<h1>{}</h1>\n<p>{} — {} of {} games played.</p>",
+        esc(&r.name),
+        esc(&r.schedule),
+        r.finished_games,
+        r.total_games
+    );
     let _ = writeln!(s, "<h2>Ratings</h2>\n{}", svg_chart(r));
     let _ = writeln!(s, "<h2>Standings</h2>\n<table><tr><th>rank</th><th>name</th><th>Elo</th><th>±</th><th>games</th><th>wins</th><th>draws</th><th>losses</th><th>score</th><th>draws %</th><th>LOS next</th></tr>");
     for p in &r.standings {
@@ -340,7 +407,11 @@ pub fn html(r: &Report) -> String {
     for (i, row) in r.crosstable.iter().enumerate() {
         let _ = write!(s, "<tr><th>{}</th>", esc(names[i]));
         for c in row {
-            let _ = write!(s, "<td>{}</td>", c.map_or("—".to_string(), |(sc, g)| format!("{} ({g})", fmt_half(sc))));
+            let _ = write!(
+                s,
+                "<td>{}</td>",
+                c.map_or("—".to_string(), |(sc, g)| format!("{} ({g})", fmt_half(sc)))
+            );
         }
         let _ = writeln!(s, "</tr>");
     }
@@ -352,7 +423,12 @@ pub fn html(r: &Report) -> String {
         }
         let _ = writeln!(s, "<td>{}</td></tr>", faults_text(p));
     }
-    let _ = writeln!(s, "</table>\n<p>First mover (RED) scored {} over {} games.</p>", pct(r.first_mover_score), r.first_mover_games);
+    let _ = writeln!(
+        s,
+        "</table>\n<p>First mover (RED) scored {} over {} games.</p>",
+        pct(r.first_mover_score),
+        r.first_mover_games
+    );
     let _ = writeln!(s, "<p><small>Elo: maximum likelihood over all games (Bradley–Terry, draws half), centred on the pool average or the anchor; ± is the 95% interval from the fit's covariance; ≥ marks a lower bound (won every game).</small></p>\n</body></html>");
     s
 }
@@ -360,9 +436,21 @@ pub fn html(r: &Report) -> String {
 fn svg_chart(r: &Report) -> String {
     let (w, row_h, left, right) = (720.0, 28.0, 170.0, 30.0);
     let h = row_h * r.standings.len() as f64 + 50.0;
-    let lo = r.standings.iter().map(|p| p.elo - p.elo_error).fold(f64::INFINITY, f64::min);
-    let hi = r.standings.iter().map(|p| p.elo + p.elo_error).fold(f64::NEG_INFINITY, f64::max);
-    let (lo, hi) = if lo.is_finite() && hi > lo { (lo - 20.0, hi + 20.0) } else { (-100.0, 100.0) };
+    let lo = r
+        .standings
+        .iter()
+        .map(|p| p.elo - p.elo_error)
+        .fold(f64::INFINITY, f64::min);
+    let hi = r
+        .standings
+        .iter()
+        .map(|p| p.elo + p.elo_error)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = if lo.is_finite() && hi > lo {
+        (lo - 20.0, hi + 20.0)
+    } else {
+        (-100.0, 100.0)
+    };
     let x = |e: f64| left + (e - lo) / (hi - lo) * (w - left - right);
     let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"Elo ratings with 95% error bars\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n");
     // Grid every 100 Elo.
@@ -429,7 +517,14 @@ mod tests {
         assert_eq!(wins, losses);
         assert_eq!(r.standings[0].name, "A");
         let b = r.reasons.iter().find(|p| p.name == "B").unwrap();
-        assert_eq!(b.faults, vec![(EndReason::TooManyInvalid, 0), (EndReason::Timeout, 1), (EndReason::Forfeit, 1)]);
+        assert_eq!(
+            b.faults,
+            vec![
+                (EndReason::TooManyInvalid, 0),
+                (EndReason::Timeout, 1),
+                (EndReason::Forfeit, 1)
+            ]
+        );
         assert_eq!((r.first_mover_games, r.first_mover_score), (6, 2.5 / 6.0));
         let md = markdown(&r);
         assert!(md.contains("| 1 | A |"));

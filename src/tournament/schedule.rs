@@ -21,8 +21,14 @@ pub struct Planned {
 pub fn pairings(schedule: Schedule, players: usize, games_per_pair: u32) -> (Vec<(usize, usize)>, u32) {
     match schedule {
         Schedule::RoundRobin | Schedule::DoubleRoundRobin => {
-            let pairs = (0..players).flat_map(|a| (a + 1..players).map(move |b| (a, b))).collect();
-            let per = if schedule == Schedule::DoubleRoundRobin { 2 * games_per_pair } else { games_per_pair };
+            let pairs = (0..players)
+                .flat_map(|a| (a + 1..players).map(move |b| (a, b)))
+                .collect();
+            let per = if schedule == Schedule::DoubleRoundRobin {
+                2 * games_per_pair
+            } else {
+                games_per_pair
+            };
             (pairs, per)
         }
         Schedule::Gauntlet => ((1..players).map(|b| (0, b)).collect(), games_per_pair),
@@ -40,7 +46,11 @@ pub fn plan(pairs: &[(usize, usize)], games_per_pair: u32, openings: &[Vec<usize
         let opening = &openings[(k / 2) % openings.len()];
         for &(a, b) in pairs {
             let seats = if k % 2 == 0 { [a, b] } else { [b, a] };
-            out.push(Planned { index: out.len() as u64 + 1, seats, opening: opening.clone() });
+            out.push(Planned {
+                index: out.len() as u64 + 1,
+                seats,
+                opening: opening.clone(),
+            });
         }
     }
     out
@@ -48,19 +58,27 @@ pub fn plan(pairs: &[(usize, usize)], games_per_pair: u32, openings: &[Vec<usize
 
 /// The opening suite: generated from `plies` in a seeded order, or read from a file
 /// (relative paths are resolved against the scenario's directory, then the current one).
-pub fn load_openings(suite: &OpeningSuite, cfg: BoardConfig, seed: u64, scenario: &Path) -> Result<Vec<Vec<usize>>, String> {
+pub fn load_openings(
+    suite: &OpeningSuite,
+    cfg: BoardConfig,
+    seed: u64,
+    scenario: &Path,
+) -> Result<Vec<Vec<usize>>, String> {
     match suite {
         OpeningSuite::Plies(n) => {
             let v = shuffled_openings(cfg, *n as usize, seed);
             if v.is_empty() {
-                return Err(format!("no {n}-ply openings exist on a {cfg} board that do not already end the game"));
+                return Err(format!(
+                    "no {n}-ply openings exist on a {cfg} board that do not already end the game"
+                ));
             }
             Ok(v)
         }
         OpeningSuite::File(p) => {
             let beside = scenario.parent().map(|d| d.join(p)).filter(|c| c.exists());
             let path = beside.unwrap_or_else(|| p.clone());
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read openings file {}: {e}", path.display()))?;
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read openings file {}: {e}", path.display()))?;
             let v = parse_opening_file(&text, cfg).map_err(|e| format!("{}: {e}", path.display()))?;
             if v.is_empty() {
                 return Err(format!("{}: no openings in the file", path.display()));
@@ -86,12 +104,18 @@ mod tests {
             assert_eq!(first, 6, "colours alternate");
         }
         // Each opening twice per pair, once with each colour order.
-        let pair01: Vec<&Planned> = p.iter().filter(|g| g.seats.contains(&0) && g.seats.contains(&1)).collect();
+        let pair01: Vec<&Planned> = p
+            .iter()
+            .filter(|g| g.seats.contains(&0) && g.seats.contains(&1))
+            .collect();
         assert_eq!(pair01[0].seats, [0, 1]);
         assert_eq!(pair01[1].seats, [1, 0]);
         assert_eq!(pair01[0].opening, pair01[1].opening);
         assert_ne!(pair01[0].opening, pair01[2].opening);
-        assert_eq!(p.iter().map(|g| g.index).collect::<Vec<_>>(), (1..=24).collect::<Vec<_>>());
+        assert_eq!(
+            p.iter().map(|g| g.index).collect::<Vec<_>>(),
+            (1..=24).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -62,7 +62,10 @@ struct State {
 
 /// Writes a file so that readers see the old or the new content, never a mix.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!("{}.tmp", path.extension().and_then(|e| e.to_str()).unwrap_or("")));
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    ));
     {
         let mut f = File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -85,7 +88,13 @@ impl Store {
 
     /// Opens (or starts) the tournament in `dir` and returns the games
     /// already finished. Refuses a directory that holds another tournament.
-    pub fn open(dir: &Path, fingerprint: &str, total: u64, scenario: &Path, fresh: bool) -> Result<(Store, Vec<GameLine>), String> {
+    pub fn open(
+        dir: &Path,
+        fingerprint: &str,
+        total: u64,
+        scenario: &Path,
+        fresh: bool,
+    ) -> Result<(Store, Vec<GameLine>), String> {
         let ctx = |e: std::io::Error| format!("{}: {e}", dir.display());
         fs::create_dir_all(dir).map_err(ctx)?;
         let games = Self::games_path(dir);
@@ -97,7 +106,11 @@ impl Store {
                 }
             }
         }
-        let state = State { fingerprint: fingerprint.to_string(), total_games: total, scenario: scenario.display().to_string() };
+        let state = State {
+            fingerprint: fingerprint.to_string(),
+            total_games: total,
+            scenario: scenario.display().to_string(),
+        };
         if let Ok(text) = fs::read_to_string(&state_path) {
             let old: State = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", state_path.display()))?;
             if old.fingerprint != state.fingerprint {
@@ -113,13 +126,21 @@ impl Store {
         }
         let done = Self::read_games(&games)?;
         let file = OpenOptions::new().create(true).append(true).open(&games).map_err(ctx)?;
-        Ok((Store { dir: dir.to_path_buf(), file }, done))
+        Ok((
+            Store {
+                dir: dir.to_path_buf(),
+                file,
+            },
+            done,
+        ))
     }
 
     /// Reads finished games; a half-written last line (a kill mid-write) is
     /// dropped and the file rewritten without it.
     fn read_games(path: &Path) -> Result<Vec<GameLine>, String> {
-        let Ok(text) = fs::read_to_string(path) else { return Ok(Vec::new()) };
+        let Ok(text) = fs::read_to_string(path) else {
+            return Ok(Vec::new());
+        };
         let mut out: Vec<GameLine> = Vec::new();
         let mut good_len = 0;
         for (n, line) in text.split_inclusive('\n').enumerate() {
@@ -183,7 +204,9 @@ mod tests {
         let (_, done) = Store::open(&d, "fp1", 3, Path::new("x.yaml"), false).unwrap();
         assert_eq!(done.iter().map(|g| g.game).collect::<Vec<_>>(), vec![1, 2]);
         assert!(fs::read_to_string(Store::games_path(&d)).unwrap().ends_with("}\n"));
-        assert!(Store::open(&d, "fp2", 3, Path::new("y.yaml"), false).unwrap_err().contains("--fresh"));
+        assert!(Store::open(&d, "fp2", 3, Path::new("y.yaml"), false)
+            .unwrap_err()
+            .contains("--fresh"));
         let (_, done) = Store::open(&d, "fp2", 3, Path::new("y.yaml"), true).unwrap();
         assert!(done.is_empty());
     }

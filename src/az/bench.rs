@@ -1,0 +1,417 @@
+//! `c4sim bench inference` and `c4sim bench selfplay`: AlphaZero speed
+//! figures, each against a baseline measured in the same run.
+//!
+//! - inference: positions per second through plain candle (the baseline),
+//!   the folded fast path on one thread, and one fast worker per core; and
+//!   PyTorch's CPU inference of the same shapes when a Python with torch is
+//!   given (`benches/torch_inference.py`, run as a child process).
+//! - self-play: simulations per second and games per hour with one leaf at
+//!   a time (the baseline), with many games per network batch, and with one
+//!   worker per core; the cache hit rate.
+//!
+//! Every figure is the median of several timed rounds.
+
+use super::inference::{CpuEvaluator, Evaluate, Folded, Scratch};
+use super::network::{Net, NetShape};
+use super::selfplay::{play_parallel, SelfPlayConfig, SelfPlayStats};
+use crate::bench::median;
+use crate::game::bitboard::Geometry;
+use crate::game::BoardConfig;
+use candle_core::Device;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::io::Write;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Random but plausible planes: pieces on about a third of the cells.
+fn random_planes(shape: &NetShape, n: usize, seed: u64) -> Vec<f32> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut v = Vec::with_capacity(n * shape.cells() * 3);
+    for _ in 0..n * shape.cells() {
+        let r: f32 = rng.gen();
+        v.push(if r < 0.17 { 1.0 } else { 0.0 });
+        v.push(if (0.17..0.34).contains(&r) { 1.0 } else { 0.0 });
+        v.push(1.0);
+    }
+    v
+}
+
+/// Positions per second of `f` (which evaluates `batch` positions per
+/// call): median over `rounds` rounds of at least `min_time` each.
+fn rate(batch: usize, rounds: usize, min_time: Duration, mut f: impl FnMut()) -> f64 {
+    f(); // warm-up: allocations, caches
+    let mut rates = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let mut calls = 0u64;
+        while t.elapsed() < min_time {
+            f();
+            calls += 1;
+        }
+        rates.push((calls * batch as u64) as f64 / t.elapsed().as_secs_f64());
+    }
+    median(&mut rates)
+}
+
+/// Parses `BLOCKSxCHANNELS` (`6x64`).
+pub fn parse_net(s: &str) -> Result<(usize, usize), String> {
+    let (b, c) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("`{s}`: expected BLOCKSxCHANNELS like 6x64"))?;
+    let b = b.parse().map_err(|_| format!("`{s}`: blocks must be a number"))?;
+    let c: usize = c.parse().map_err(|_| format!("`{s}`: channels must be a number"))?;
+    if c == 0 {
+        return Err(format!("`{s}`: channels must be at least 1"));
+    }
+    Ok((b, c))
+}
+
+/// Inference figures for each net in `nets` at each batch size.
+#[allow(clippy::too_many_arguments)]
+pub fn inference_bench(
+    board: BoardConfig,
+    nets: &[(usize, usize)],
+    batches: &[usize],
+    rounds: usize,
+    min_time: Duration,
+    workers: usize,
+    torch: Option<&str>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    super::tune_allocator();
+    writeln!(
+        out,
+        "network inference on {} (positions/s, median of {rounds} rounds of {:.1} s; {workers} cores):",
+        board,
+        min_time.as_secs_f64()
+    )?;
+    for &(blocks, channels) in nets {
+        let shape = NetShape {
+            rows: board.rows,
+            cols: board.cols,
+            blocks,
+            channels,
+            value_hidden: 64,
+        };
+        let net = Net::new(shape, 1, &Device::Cpu).map_err(std::io::Error::other)?;
+        let folded = Arc::new(Folded::from_net(&net).map_err(std::io::Error::other)?);
+        let gmac = shape.macs() as f64 * 2.0 / 1e9;
+        writeln!(
+            out,
+            "\n  net {blocks} blocks × {channels} channels ({:.1} MFLOP per position)",
+            gmac * 1e3
+        )?;
+        writeln!(
+            out,
+            "  {:>6} {:>14} {:>14} {:>16} {:>10} {:>10}",
+            "batch", "candle plain", "fast 1 thread", "fast 1/core", "ratio", "GFLOP/s"
+        )?;
+        let torch_rates = torch.map(|py| torch_rates(py, board, blocks, channels, batches, rounds, min_time));
+        for &b in batches {
+            let planes = random_planes(&shape, b, b as u64);
+            let (mut l, mut v) = (Vec::new(), Vec::new());
+            let plain = rate(b, rounds, min_time, || {
+                net.infer(&planes, b, &mut l, &mut v).expect("candle forward");
+            });
+            let mut scratch = Scratch::default();
+            let fast = rate(b, rounds, min_time, || {
+                folded.forward(&planes, b, &mut l, &mut v, &mut scratch);
+            });
+            let per_core = parallel_rate(&folded, &planes, b, workers, rounds, min_time);
+            writeln!(
+                out,
+                "  {b:>6} {plain:>14.0} {fast:>14.0} {per_core:>16.0} {:>9.2}× {:>10.1}",
+                per_core / plain,
+                per_core * gmac
+            )?;
+            if let Some(Ok(t)) = &torch_rates {
+                if let Some((_, def, one)) = t.iter().find(|(batch, _, _)| *batch == b) {
+                    writeln!(
+                        out,
+                        "  {:>6} PyTorch default threads {def:>10.0}, 1 thread {one:>10.0}; c4sim fast 1/core ÷ PyTorch default = {:.2}×, fast 1 thread ÷ PyTorch 1 thread = {:.2}×",
+                        "",
+                        per_core / def,
+                        fast / one
+                    )?;
+                }
+            }
+        }
+        if let Some(Err(e)) = &torch_rates {
+            writeln!(out, "  PyTorch: not measured ({e})")?;
+        }
+    }
+    Ok(())
+}
+
+/// `workers` threads each running the fast path on its own copy of the
+/// batch; total positions per second.
+fn parallel_rate(
+    folded: &Arc<Folded>,
+    planes: &[f32],
+    b: usize,
+    workers: usize,
+    rounds: usize,
+    min_time: Duration,
+) -> f64 {
+    let mut rates = Vec::new();
+    for _ in 0..rounds {
+        let total = AtomicU64::new(0);
+        let t = Instant::now();
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(|| {
+                    let mut ev = CpuEvaluator::new(folded.clone());
+                    let (mut l, mut v) = (Vec::new(), Vec::new());
+                    ev.evaluate(planes, b, &mut l, &mut v);
+                    let mut n = 0;
+                    while t.elapsed() < min_time {
+                        ev.evaluate(planes, b, &mut l, &mut v);
+                        n += b as u64;
+                    }
+                    total.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+                });
+            }
+        });
+        rates.push(total.into_inner() as f64 / t.elapsed().as_secs_f64());
+    }
+    median(&mut rates)
+}
+
+/// Runs `benches/torch_inference.py` with `python`; returns
+/// (batch, default-threads rate, one-thread rate) per batch.
+fn torch_rates(
+    python: &str,
+    board: BoardConfig,
+    blocks: usize,
+    channels: usize,
+    batches: &[usize],
+    rounds: usize,
+    min_time: Duration,
+) -> Result<Vec<(usize, f64, f64)>, String> {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/torch_inference.py");
+    let b: Vec<String> = batches.iter().map(|b| b.to_string()).collect();
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .args(["--rows", &board.rows.to_string(), "--cols", &board.cols.to_string()])
+        .args(["--blocks", &blocks.to_string(), "--channels", &channels.to_string()])
+        .args([
+            "--rounds",
+            &rounds.to_string(),
+            "--min-time",
+            &min_time.as_secs_f64().to_string(),
+        ])
+        .arg("--batches")
+        .args(&b)
+        .output()
+        .map_err(|e| format!("cannot run {python}: {e}"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(err.lines().last().unwrap_or("failed").to_string());
+    }
+    let mut v = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if let [batch, def, one] = f[..] {
+            if let (Ok(b), Ok(d), Ok(o)) = (batch.parse(), def.parse(), one.parse()) {
+                v.push((b, d, o));
+            }
+        }
+    }
+    Ok(v)
+}
+
+/// Training steps per second (forward, backward, AdamW) on a fixed random
+/// batch: candle with the unfold op (the baseline), candle's `conv2d`,
+/// and the hand-written CPU backward of [`super::hosttrain`].
+pub fn train_bench(
+    board: BoardConfig,
+    nets: &[(usize, usize)],
+    batch: usize,
+    steps: usize,
+    rounds: usize,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    use super::network::AdamW;
+    use candle_core::Tensor;
+    let e = |e: candle_core::Error| e.to_string();
+    if std::env::var_os("C4SIM_NO_MALLOPT").is_none() {
+        super::tune_allocator();
+    }
+    writeln!(
+        out,
+        "training steps on {board} (batch {batch}, steps/s, median of {rounds} rounds of {steps} steps):"
+    )
+    .map_err(|e| e.to_string())?;
+    for &(blocks, channels) in nets {
+        let shape = NetShape {
+            rows: board.rows,
+            cols: board.cols,
+            blocks,
+            channels,
+            value_hidden: 64,
+        };
+        let dev = Device::Cpu;
+        let planes = random_planes(&shape, batch, 3);
+        let x = Tensor::from_vec(planes, (batch, board.rows, board.cols, 3), &dev).map_err(e)?;
+        let mut pol = vec![0f32; batch * board.cols];
+        for i in 0..batch {
+            pol[i * board.cols + i % board.cols] = 1.0;
+        }
+        let p = Tensor::from_vec(pol, (batch, board.cols), &dev).map_err(e)?;
+        let z: Vec<f32> = (0..batch).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
+        let z = Tensor::from_vec(z, batch, &dev).map_err(e)?;
+        let mut results = Vec::new();
+        for native in [false, true] {
+            let mut net = Net::new(shape, 1, &dev).map_err(e)?;
+            net.native_conv = native;
+            let first = net.loss(&x, &p, &z).map_err(e)?.0.to_scalar::<f32>().map_err(e)?;
+            let mut opt = AdamW::new(&net, 1e-3, 1e-4).map_err(e)?;
+            let mut rates = Vec::new();
+            for _ in 0..rounds {
+                let t = Instant::now();
+                for _ in 0..steps {
+                    let (l, _, _) = net.loss(&x, &p, &z).map_err(e)?;
+                    opt.step(&net, &l).map_err(e)?;
+                }
+                rates.push(steps as f64 / t.elapsed().as_secs_f64());
+            }
+            results.push((median(&mut rates), first));
+        }
+        // The hand-written CPU backward (what training uses on a CPU).
+        let net = Net::new(shape, 1, &dev).map_err(e)?;
+        let threads = std::env::var("RAYON_NUM_THREADS")
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let mut host =
+            super::hosttrain::HostTrainer::from_net(&net, &Default::default(), 0, 1e-3, 1e-4, threads).map_err(e)?;
+        let xs = x.flatten_all().map_err(e)?.to_vec1::<f32>().map_err(e)?;
+        let ps = p.flatten_all().map_err(e)?.to_vec1::<f32>().map_err(e)?;
+        let zs = z.to_vec1::<f32>().map_err(e)?;
+        let hfirst = host.gradients(&xs, &ps, &zs, batch).0;
+        let mut rates = Vec::new();
+        for _ in 0..rounds {
+            let t = Instant::now();
+            for _ in 0..steps {
+                host.step(&xs, &ps, &zs, batch);
+            }
+            rates.push(steps as f64 / t.elapsed().as_secs_f64());
+        }
+        results.push((median(&mut rates), hfirst.policy + hfirst.value));
+        writeln!(
+            out,
+            "  net {blocks}×{channels}: candle unfold+matmul {:.2} steps/s (baseline), candle conv2d {:.2} ({:.2}×), \
+             hand-written CPU backward, {threads} thread(s) {:.2} ({:.2}×); first-step loss {:.5} / {:.5} / {:.5}",
+            results[0].0,
+            results[1].0,
+            results[1].0 / results[0].0,
+            results[2].0,
+            results[2].0 / results[0].0,
+            results[0].1,
+            results[1].1,
+            results[2].1
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// One self-play measurement.
+pub struct SelfPlayFigure {
+    pub label: String,
+    pub stats: SelfPlayStats,
+    pub seconds: f64,
+}
+
+impl SelfPlayFigure {
+    pub fn sims_per_s(&self) -> f64 {
+        self.stats.simulations as f64 / self.seconds
+    }
+}
+
+/// Self-play speed with an untrained network of `blocks × channels`:
+/// one leaf at a time on one worker (baseline), `concurrent` games per
+/// batch on one worker, and the same on `workers` workers.
+#[allow(clippy::too_many_arguments)]
+pub fn selfplay_bench(
+    board: BoardConfig,
+    blocks: usize,
+    channels: usize,
+    games: u64,
+    simulations: u32,
+    concurrent: usize,
+    workers: usize,
+    rounds: usize,
+    out: &mut dyn Write,
+) -> std::io::Result<Vec<SelfPlayFigure>> {
+    let shape = NetShape {
+        rows: board.rows,
+        cols: board.cols,
+        blocks,
+        channels,
+        value_hidden: 64,
+    };
+    let net = Net::new(shape, 1, &Device::Cpu).map_err(std::io::Error::other)?;
+    let folded = Arc::new(Folded::from_net(&net).map_err(std::io::Error::other)?);
+    let geo = Geometry::<u64>::new(board);
+    assert!(board.cells() <= 64, "the self-play bench uses boards of up to 64 cells");
+    writeln!(
+        out,
+        "self-play on {board}: net {blocks}×{channels}, {simulations} simulations per move, {games} games per round, \
+         median of {rounds} rounds"
+    )?;
+    let cases = [
+        ("one leaf at a time, 1 worker", 1usize, 1usize),
+        ("batched, 1 worker", concurrent, 1),
+        ("batched, 1 worker per core", concurrent, workers),
+    ];
+    let mut figures = Vec::new();
+    for (label, conc, w) in cases {
+        let cfg = SelfPlayConfig {
+            simulations,
+            c_puct: 2.5,
+            dirichlet_alpha: 0.5,
+            dirichlet_weight: 0.25,
+            temperature_moves: 15,
+            concurrent: conc.min((games as usize).div_ceil(w)).max(1),
+            cache_size: 200_000,
+        };
+        let mut times = Vec::new();
+        let mut stats = SelfPlayStats::default();
+        for r in 0..rounds {
+            let mut evals: Vec<Box<dyn Evaluate>> = (0..w)
+                .map(|_| Box::new(CpuEvaluator::new(folded.clone())) as Box<dyn Evaluate>)
+                .collect();
+            let done = AtomicU64::new(0);
+            let t = Instant::now();
+            let (_, s) = play_parallel(&geo, &cfg, &mut evals, games, r as u64, &done);
+            times.push(t.elapsed().as_secs_f64());
+            stats = s;
+        }
+        let seconds = median(&mut times);
+        let f = SelfPlayFigure {
+            label: label.to_string(),
+            stats,
+            seconds,
+        };
+        writeln!(
+            out,
+            "  {label:<30} {:>9.0} sims/s {:>9.0} games/hour  mean batch {:>6.1}  cache hits {:>5.1}%",
+            f.sims_per_s(),
+            f.stats.games as f64 / seconds * 3600.0,
+            f.stats.mean_batch(),
+            f.stats.cache_hit_rate() * 100.0
+        )?;
+        figures.push(f);
+    }
+    let base = figures[0].sims_per_s();
+    writeln!(
+        out,
+        "  ratios to one leaf at a time: batched {:.2}×, batched per core {:.2}×",
+        figures[1].sims_per_s() / base,
+        figures[2].sims_per_s() / base
+    )?;
+    Ok(figures)
+}

@@ -1,0 +1,814 @@
+//! Training steps on the CPU without candle: the same network, loss and
+//! AdamW as [`super::network`], with the backward pass written out over the
+//! same `gemm` calls as the fast inference path.
+//!
+//! Why: candle's CPU backend spends most of a training step in per-op
+//! overhead and strided copies (about 30 GFLOP/s for the 6×64 net at batch
+//! 64, `c4sim bench train`); a step here is a dozen large products per
+//! layer and a few tight loops. It is checked against candle's autograd
+//! (loss, every gradient, an optimizer step) in the tests below, and the
+//! trainer copies weights, batch-norm statistics and optimizer moments in
+//! and out of the candle network around each training phase, so
+//! checkpoints and the GPU path are unchanged.
+
+use super::inference::{fold3, unfold3};
+use super::network::{HostMoments, Net, NetShape};
+use super::network::{BN_EPS, POLICY_FILTERS};
+use std::collections::HashMap;
+
+const BN_MOMENTUM: f32 = 0.1;
+
+/// `dst[m×n] (+)= lhs · rhs` with explicit strides (row stride, column
+/// stride) for each operand, so transposed operands need no copy.
+#[allow(clippy::too_many_arguments)]
+fn gemm_s(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: &mut [f32],
+    accumulate: bool,
+    lhs: &[f32],
+    lhs_rs: usize,
+    lhs_cs: usize,
+    rhs: &[f32],
+    rhs_rs: usize,
+    rhs_cs: usize,
+    threads: usize,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    assert!(dst.len() >= m * n);
+    assert!(lhs.len() > (m - 1) * lhs_rs + (k.max(1) - 1) * lhs_cs || k == 0);
+    assert!(rhs.len() > (k.max(1) - 1) * rhs_rs + (n - 1) * rhs_cs || k == 0);
+    if k == 0 {
+        if !accumulate {
+            dst[..m * n].fill(0.0);
+        }
+        return;
+    }
+    let par = if threads > 1 && m * n * k > 1 << 18 {
+        gemm::Parallelism::Rayon(threads)
+    } else {
+        gemm::Parallelism::None
+    };
+    // SAFETY: bounds of every operand are checked above; `dst` is a
+    // `&mut` and cannot alias the inputs.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            lhs.as_ptr(),
+            lhs_cs as isize,
+            lhs_rs as isize,
+            rhs.as_ptr(),
+            rhs_cs as isize,
+            rhs_rs as isize,
+            1.0f32,
+            1.0f32,
+            false,
+            false,
+            false,
+            par,
+        );
+    }
+}
+
+/// One conv + batch-norm layer's parameters (host copies).
+struct Layer {
+    k: usize,
+    cin: usize,
+    cout: usize,
+    w: Vec<f32>,
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
+    mean: Vec<f32>,
+    var: Vec<f32>,
+}
+
+/// What the backward pass of a conv + BN layer needs from its forward.
+struct LayerCache {
+    /// The layer input (k = 1) or its unfolding (k = 3).
+    cols: Vec<f32>,
+    xhat: Vec<f32>,
+    invstd: Vec<f32>,
+    /// The output after the activation (ReLU masks are read from it).
+    out: Vec<f32>,
+}
+
+/// Gradients of one layer.
+struct LayerGrad {
+    w: Vec<f32>,
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
+}
+
+impl Layer {
+    /// Conv, then batch norm with the batch's statistics (updating the
+    /// running ones), on `m` pixels. Returns the cache; `cache.out` holds
+    /// the normalised output *before* any activation.
+    fn forward(&mut self, x: &[f32], ns: usize, h: usize, w: usize, threads: usize) -> LayerCache {
+        let m = ns * h * w;
+        let cols = if self.k == 3 {
+            let mut c = Vec::new();
+            unfold3(x, ns, h, w, self.cin, &mut c);
+            c
+        } else {
+            x[..m * self.cin].to_vec()
+        };
+        let kk = self.k * self.k * self.cin;
+        let co = self.cout;
+        let mut y = vec![0f32; m * co];
+        gemm_s(m, co, kk, &mut y, false, &cols, kk, 1, &self.w, co, 1, threads);
+        let mut mean = vec![0f64; co];
+        for row in y.chunks(co) {
+            for (a, b) in mean.iter_mut().zip(row) {
+                *a += *b as f64;
+            }
+        }
+        for a in &mut mean {
+            *a /= m as f64;
+        }
+        let mut var = vec![0f64; co];
+        for row in y.chunks(co) {
+            for ((a, b), mu) in var.iter_mut().zip(row).zip(&mean) {
+                let d = *b as f64 - mu;
+                *a += d * d;
+            }
+        }
+        for a in &mut var {
+            *a /= m as f64;
+        }
+        let invstd: Vec<f32> = var.iter().map(|v| (1.0 / (v + BN_EPS).sqrt()) as f32).collect();
+        let mut xhat = y;
+        let mut out = vec![0f32; m * co];
+        for (xr, or) in xhat.chunks_mut(co).zip(out.chunks_mut(co)) {
+            for c in 0..co {
+                let xh = (xr[c] - mean[c] as f32) * invstd[c];
+                xr[c] = xh;
+                or[c] = self.gamma[c] * xh + self.beta[c];
+            }
+        }
+        let unbias = m as f64 / (m as f64 - 1.0).max(1.0);
+        for c in 0..co {
+            self.mean[c] = self.mean[c] * (1.0 - BN_MOMENTUM) + mean[c] as f32 * BN_MOMENTUM;
+            self.var[c] = self.var[c] * (1.0 - BN_MOMENTUM) + (var[c] * unbias) as f32 * BN_MOMENTUM;
+        }
+        LayerCache {
+            cols,
+            xhat,
+            invstd,
+            out,
+        }
+    }
+
+    /// From the gradient of the normalised output (activation already
+    /// applied by the caller), the parameter gradients and, when asked,
+    /// the gradient of the layer's input.
+    #[allow(clippy::too_many_arguments)]
+    fn backward(
+        &self,
+        c: &LayerCache,
+        dout: &[f32],
+        ns: usize,
+        h: usize,
+        w: usize,
+        want_dx: bool,
+        threads: usize,
+    ) -> (LayerGrad, Option<Vec<f32>>) {
+        let m = ns * h * w;
+        let co = self.cout;
+        let mut dgamma = vec![0f64; co];
+        let mut dbeta = vec![0f64; co];
+        for (dr, xr) in dout.chunks(co).zip(c.xhat.chunks(co)) {
+            for k in 0..co {
+                dgamma[k] += (dr[k] * xr[k]) as f64;
+                dbeta[k] += dr[k] as f64;
+            }
+        }
+        let mut dy = vec![0f32; m * co];
+        let mf = m as f32;
+        for ((yr, dr), xr) in dy.chunks_mut(co).zip(dout.chunks(co)).zip(c.xhat.chunks(co)) {
+            for k in 0..co {
+                let g = self.gamma[k] * c.invstd[k] / mf;
+                yr[k] = g * (mf * dr[k] - dbeta[k] as f32 - xr[k] * dgamma[k] as f32);
+            }
+        }
+        let kk = self.k * self.k * self.cin;
+        // dW = colsᵀ · dy
+        let mut dw = vec![0f32; kk * co];
+        gemm_s(kk, co, m, &mut dw, false, &c.cols, 1, kk, &dy, co, 1, threads);
+        let dx = want_dx.then(|| {
+            // dcols = dy · Wᵀ
+            let mut dcols = vec![0f32; m * kk];
+            gemm_s(m, kk, co, &mut dcols, false, &dy, co, 1, &self.w, 1, co, threads);
+            if self.k == 3 {
+                fold3(&dcols, ns, h, w, self.cin)
+            } else {
+                dcols
+            }
+        });
+        (
+            LayerGrad {
+                w: dw,
+                gamma: dgamma.iter().map(|&x| x as f32).collect(),
+                beta: dbeta.iter().map(|&x| x as f32).collect(),
+            },
+            dx,
+        )
+    }
+}
+
+fn relu_inplace(v: &mut [f32]) {
+    for x in v {
+        *x = x.max(0.0);
+    }
+}
+
+/// Zeroes `d` where the activation `out` was clipped by ReLU.
+fn relu_back(d: &mut [f32], out: &[f32]) {
+    for (g, o) in d.iter_mut().zip(out) {
+        if *o <= 0.0 {
+            *g = 0.0;
+        }
+    }
+}
+
+/// The network and AdamW state as host vectors, by checkpoint name.
+pub struct HostTrainer {
+    shape: NetShape,
+    /// Layers in order: stem, blocks (conv1, conv2)…, policy conv, value conv.
+    layers: Vec<(String, Layer)>,
+    /// Fully connected tensors by name.
+    fc: HashMap<String, Vec<f32>>,
+    /// AdamW moments by trained-tensor name.
+    m: HashMap<String, Vec<f32>>,
+    v: HashMap<String, Vec<f32>>,
+    pub step: u64,
+    pub lr: f32,
+    pub weight_decay: f32,
+    pub threads: usize,
+}
+
+/// Loss values of one step.
+#[derive(Clone, Copy, Debug)]
+pub struct StepLoss {
+    pub policy: f32,
+    pub value: f32,
+}
+
+const FC: [&str; 6] = [
+    "policy.fc.w",
+    "policy.fc.b",
+    "value.fc1.w",
+    "value.fc1.b",
+    "value.fc2.w",
+    "value.fc2.b",
+];
+
+impl HostTrainer {
+    /// Copies the network's tensors and the optimizer's moments (by name;
+    /// missing moments start at zero).
+    pub fn from_net(
+        net: &Net,
+        moments: &HostMoments,
+        step: u64,
+        lr: f32,
+        weight_decay: f32,
+        threads: usize,
+    ) -> candle_core::Result<Self> {
+        let w = net.host_weights()?;
+        let s = net.shape;
+        let c = s.channels;
+        let mut names: Vec<(String, usize, usize, usize)> = vec![("stem".into(), 3, super::encode::PLANES, c)];
+        for i in 0..s.blocks {
+            names.push((format!("block{i}.conv1"), 3, c, c));
+            names.push((format!("block{i}.conv2"), 3, c, c));
+        }
+        names.push(("policy.conv".into(), 1, c, POLICY_FILTERS));
+        names.push(("value.conv".into(), 1, c, 1));
+        let get = |n: String| w[&n].clone();
+        let layers = names
+            .into_iter()
+            .map(|(p, k, cin, cout)| {
+                let l = Layer {
+                    k,
+                    cin,
+                    cout,
+                    w: get(format!("{p}.w")),
+                    gamma: get(format!("{p}.gamma")),
+                    beta: get(format!("{p}.beta")),
+                    mean: get(format!("{p}.running_mean")),
+                    var: get(format!("{p}.running_var")),
+                };
+                (p, l)
+            })
+            .collect();
+        let fc = FC.iter().map(|n| (n.to_string(), w[*n].clone())).collect();
+        let mut t = HostTrainer {
+            shape: s,
+            layers,
+            fc,
+            m: HashMap::new(),
+            v: HashMap::new(),
+            step,
+            lr,
+            weight_decay,
+            threads: threads.max(1),
+        };
+        for name in t.trained_names() {
+            let len = t.param(&name).len();
+            let (m, v) = moments
+                .get(&name)
+                .cloned()
+                .unwrap_or_else(|| (vec![0.0; len], vec![0.0; len]));
+            t.m.insert(name.clone(), m);
+            t.v.insert(name, v);
+        }
+        Ok(t)
+    }
+
+    /// Names of the trained tensors.
+    pub fn trained_names(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for (p, _) in &self.layers {
+            for s in ["w", "gamma", "beta"] {
+                v.push(format!("{p}.{s}"));
+            }
+        }
+        v.extend(FC.iter().map(|s| s.to_string()));
+        v
+    }
+
+    fn param(&self, name: &str) -> &Vec<f32> {
+        if let Some(x) = self.fc.get(name) {
+            return x;
+        }
+        let (p, s) = name.rsplit_once('.').expect("a dotted name");
+        let l = &self.layers.iter().find(|(n, _)| n == p).expect("a layer").1;
+        match s {
+            "w" => &l.w,
+            "gamma" => &l.gamma,
+            "beta" => &l.beta,
+            "running_mean" => &l.mean,
+            _ => &l.var,
+        }
+    }
+
+    fn param_mut(&mut self, name: &str) -> &mut Vec<f32> {
+        if self.fc.contains_key(name) {
+            return self.fc.get_mut(name).expect("checked");
+        }
+        let (p, s) = name.rsplit_once('.').expect("a dotted name");
+        let l = &mut self.layers.iter_mut().find(|(n, _)| n == p).expect("a layer").1;
+        match s {
+            "w" => &mut l.w,
+            "gamma" => &mut l.gamma,
+            "beta" => &mut l.beta,
+            "running_mean" => &mut l.mean,
+            _ => &mut l.var,
+        }
+    }
+
+    /// Every tensor (trained and running statistics) by checkpoint name.
+    pub fn weights(&self) -> HashMap<String, Vec<f32>> {
+        let mut out = HashMap::new();
+        for (p, l) in &self.layers {
+            out.insert(format!("{p}.w"), l.w.clone());
+            out.insert(format!("{p}.gamma"), l.gamma.clone());
+            out.insert(format!("{p}.beta"), l.beta.clone());
+            out.insert(format!("{p}.running_mean"), l.mean.clone());
+            out.insert(format!("{p}.running_var"), l.var.clone());
+        }
+        for (k, v) in &self.fc {
+            out.insert(k.clone(), v.clone());
+        }
+        out
+    }
+
+    /// The AdamW moments by trained-tensor name.
+    pub fn moments(&self) -> HostMoments {
+        self.trained_names()
+            .into_iter()
+            .map(|n| {
+                let mv = (self.m[&n].clone(), self.v[&n].clone());
+                (n, mv)
+            })
+            .collect()
+    }
+
+    /// Loss and gradients of one batch (`planes`: `n·H·W·3`, `policy`:
+    /// `n·cols`, `value`: `n`), updating the batch-norm running statistics
+    /// as candle's training forward does.
+    pub fn gradients(
+        &mut self,
+        planes: &[f32],
+        policy: &[f32],
+        value: &[f32],
+        n: usize,
+    ) -> (StepLoss, HashMap<String, Vec<f32>>) {
+        let (h, w, cols) = (self.shape.rows, self.shape.cols, self.shape.cols);
+        let hw = h * w;
+        let th = self.threads;
+        let nl = self.layers.len();
+        let blocks = self.shape.blocks;
+        // Forward through the tower.
+        let mut caches: Vec<LayerCache> = Vec::with_capacity(nl);
+        let mut c0 = self.layers[0].1.forward(planes, n, h, w, th);
+        relu_inplace(&mut c0.out);
+        let mut x = c0.out.clone();
+        caches.push(c0);
+        // Per block: the block input (for the skip) and the output after ReLU.
+        let mut block_out: Vec<Vec<f32>> = Vec::with_capacity(blocks);
+        for b in 0..blocks {
+            let mut c1 = self.layers[1 + 2 * b].1.forward(&x, n, h, w, th);
+            relu_inplace(&mut c1.out);
+            let mut c2 = self.layers[2 + 2 * b].1.forward(&c1.out, n, h, w, th);
+            for (o, s) in c2.out.iter_mut().zip(&x) {
+                *o += s;
+            }
+            relu_inplace(&mut c2.out);
+            x = c2.out.clone();
+            caches.push(c1);
+            caches.push(c2);
+            block_out.push(x.clone());
+        }
+        let trunk = x;
+        // Policy head.
+        let mut pc = self.layers[nl - 2].1.forward(&trunk, n, h, w, th);
+        relu_inplace(&mut pc.out);
+        let pin = POLICY_FILTERS * hw;
+        let mut logits = vec![0f32; n * cols];
+        for r in logits.chunks_mut(cols) {
+            r.copy_from_slice(&self.fc["policy.fc.b"]);
+        }
+        gemm_s(
+            n,
+            cols,
+            pin,
+            &mut logits,
+            true,
+            &pc.out,
+            pin,
+            1,
+            &self.fc["policy.fc.w"],
+            cols,
+            1,
+            th,
+        );
+        // Value head.
+        let mut vc = self.layers[nl - 1].1.forward(&trunk, n, h, w, th);
+        relu_inplace(&mut vc.out);
+        let vh = self.shape.value_hidden;
+        let mut hid = vec![0f32; n * vh];
+        for r in hid.chunks_mut(vh) {
+            r.copy_from_slice(&self.fc["value.fc1.b"]);
+        }
+        gemm_s(
+            n,
+            vh,
+            hw,
+            &mut hid,
+            true,
+            &vc.out,
+            hw,
+            1,
+            &self.fc["value.fc1.w"],
+            vh,
+            1,
+            th,
+        );
+        relu_inplace(&mut hid);
+        let w2 = &self.fc["value.fc2.w"];
+        let b2 = self.fc["value.fc2.b"][0];
+        let vout: Vec<f32> = hid
+            .chunks(vh)
+            .map(|r| (r.iter().zip(w2).map(|(a, b)| a * b).sum::<f32>() + b2).tanh())
+            .collect();
+
+        // Losses and their gradients.
+        let nf = n as f32;
+        let mut dlogits = vec![0f32; n * cols];
+        let mut pl = 0f64;
+        for ((lr, tr), dr) in logits
+            .chunks(cols)
+            .zip(policy.chunks(cols))
+            .zip(dlogits.chunks_mut(cols))
+        {
+            let mx = lr.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+            let se: f32 = lr.iter().map(|l| (l - mx).exp()).sum();
+            let lse = mx + se.ln();
+            let tsum: f32 = tr.iter().sum();
+            for c in 0..cols {
+                pl -= (tr[c] * (lr[c] - lse)) as f64;
+                dr[c] = (tsum * (lr[c] - lse).exp() - tr[c]) / nf;
+            }
+        }
+        let mut vl = 0f64;
+        let mut dz = vec![0f32; n];
+        for i in 0..n {
+            let d = vout[i] - value[i];
+            vl += (d * d) as f64;
+            dz[i] = 2.0 * d / nf * (1.0 - vout[i] * vout[i]);
+        }
+        let loss = StepLoss {
+            policy: (pl / n as f64) as f32,
+            value: (vl / n as f64) as f32,
+        };
+        let mut grads: HashMap<String, Vec<f32>> = HashMap::new();
+
+        // Policy head backward.
+        let mut g = vec![0f32; pin * cols];
+        gemm_s(pin, cols, n, &mut g, false, &pc.out, 1, pin, &dlogits, cols, 1, th);
+        grads.insert("policy.fc.w".into(), g);
+        grads.insert(
+            "policy.fc.b".into(),
+            (0..cols).map(|c| dlogits.chunks(cols).map(|r| r[c]).sum()).collect(),
+        );
+        let mut dp = vec![0f32; n * pin];
+        gemm_s(
+            n,
+            pin,
+            cols,
+            &mut dp,
+            false,
+            &dlogits,
+            cols,
+            1,
+            &self.fc["policy.fc.w"],
+            1,
+            cols,
+            th,
+        );
+        relu_back(&mut dp, &pc.out);
+        let (pg, dtrunk_p) = self.layers[nl - 2].1.backward(&pc, &dp, n, h, w, true, th);
+        // Value head backward.
+        let mut dw2 = vec![0f32; vh];
+        for (r, d) in hid.chunks(vh).zip(&dz) {
+            for (a, b) in dw2.iter_mut().zip(r) {
+                *a += b * d;
+            }
+        }
+        grads.insert("value.fc2.w".into(), dw2);
+        grads.insert("value.fc2.b".into(), vec![dz.iter().sum()]);
+        let mut dhid = vec![0f32; n * vh];
+        for (r, d) in dhid.chunks_mut(vh).zip(&dz) {
+            for (a, b) in r.iter_mut().zip(w2) {
+                *a = b * d;
+            }
+        }
+        relu_back(&mut dhid, &hid);
+        let mut g = vec![0f32; hw * vh];
+        gemm_s(hw, vh, n, &mut g, false, &vc.out, 1, hw, &dhid, vh, 1, th);
+        grads.insert("value.fc1.w".into(), g);
+        grads.insert(
+            "value.fc1.b".into(),
+            (0..vh).map(|c| dhid.chunks(vh).map(|r| r[c]).sum()).collect(),
+        );
+        let mut dv = vec![0f32; n * hw];
+        gemm_s(
+            n,
+            hw,
+            vh,
+            &mut dv,
+            false,
+            &dhid,
+            vh,
+            1,
+            &self.fc["value.fc1.w"],
+            1,
+            vh,
+            th,
+        );
+        relu_back(&mut dv, &vc.out);
+        let (vg, dtrunk_v) = self.layers[nl - 1].1.backward(&vc, &dv, n, h, w, true, th);
+        let mut dx: Vec<f32> = dtrunk_p
+            .expect("asked")
+            .iter()
+            .zip(dtrunk_v.expect("asked"))
+            .map(|(a, b)| a + b)
+            .collect();
+        let mut put = |name: &str, lg: LayerGrad| {
+            grads.insert(format!("{name}.w"), lg.w);
+            grads.insert(format!("{name}.gamma"), lg.gamma);
+            grads.insert(format!("{name}.beta"), lg.beta);
+        };
+        put(&self.layers[nl - 2].0.clone(), pg);
+        put(&self.layers[nl - 1].0.clone(), vg);
+
+        // Tower backward.
+        for b in (0..blocks).rev() {
+            relu_back(&mut dx, &block_out[b]);
+            let c2 = &caches[2 + 2 * b];
+            let (g2, d1) = self.layers[2 + 2 * b].1.backward(c2, &dx, n, h, w, true, th);
+            let mut d1 = d1.expect("asked");
+            let c1 = &caches[1 + 2 * b];
+            relu_back(&mut d1, &c1.out);
+            let (g1, dskip) = self.layers[1 + 2 * b].1.backward(c1, &d1, n, h, w, true, th);
+            for (a, b) in dx.iter_mut().zip(dskip.expect("asked")) {
+                *a += b;
+            }
+            put(&self.layers[2 + 2 * b].0.clone(), g2);
+            put(&self.layers[1 + 2 * b].0.clone(), g1);
+        }
+        relu_back(&mut dx, &caches[0].out);
+        let (g0, _) = self.layers[0].1.backward(&caches[0], &dx, n, h, w, false, th);
+        put("stem", g0);
+        (loss, grads)
+    }
+
+    /// One AdamW step on a batch, as [`super::network::AdamW::step`] does it.
+    pub fn step(&mut self, planes: &[f32], policy: &[f32], value: &[f32], n: usize) -> StepLoss {
+        let (loss, grads) = self.gradients(planes, policy, value, n);
+        self.apply(&grads);
+        loss
+    }
+
+    /// The AdamW update from gradients by trained-tensor name.
+    pub fn apply(&mut self, grads: &HashMap<String, Vec<f32>>) {
+        self.step += 1;
+        let t = self.step as i32;
+        let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8f64);
+        let bc1 = (1.0 - b1.powi(t)) as f32;
+        let bc2 = (1.0 - b2.powi(t)) as f32;
+        let (lr, wd) = (self.lr, self.weight_decay);
+        for name in self.trained_names() {
+            let g = &grads[&name];
+            let mut m = std::mem::take(self.m.get_mut(&name).expect("moment"));
+            let mut v = std::mem::take(self.v.get_mut(&name).expect("moment"));
+            let decay = if name.ends_with(".w") { 1.0 - lr * wd } else { 1.0 };
+            let p = self.param_mut(&name);
+            for i in 0..p.len() {
+                m[i] = b1 as f32 * m[i] + (1.0 - b1 as f32) * g[i];
+                v[i] = b2 as f32 * v[i] + (1.0 - b2 as f32) * g[i] * g[i];
+                let upd = (m[i] / bc1) / ((v[i] / bc2).sqrt() + eps as f32);
+                p[i] = p[i] * decay - lr * upd;
+            }
+            self.m.insert(name.clone(), m);
+            self.v.insert(name, v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::az::network::AdamW;
+    use candle_core::{Device, Tensor};
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn batch(shape: &NetShape, n: usize, seed: u64) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let planes: Vec<f32> = (0..n * shape.cells() * 3)
+            .map(|i| if i % 3 == 2 { 1.0 } else { rng.gen_range(0..2) as f32 })
+            .collect();
+        let mut pol = vec![0f32; n * shape.cols];
+        for r in pol.chunks_mut(shape.cols) {
+            let a = rng.gen_range(0..shape.cols);
+            r[a] = 0.7;
+            r[(a + 1) % shape.cols] += 0.3;
+        }
+        let val: Vec<f32> = (0..n).map(|_| [-1.0, 0.0, 1.0][rng.gen_range(0..3)]).collect();
+        (planes, pol, val)
+    }
+
+    fn close(a: &[f32], b: &[f32], what: &str) {
+        assert_eq!(a.len(), b.len(), "{what}");
+        let scale = b.iter().fold(0f32, |m, x| m.max(x.abs())).max(1e-6);
+        let err = a.iter().zip(b).fold(0f32, |m, (x, y)| m.max((x - y).abs()));
+        assert!(err <= 2e-3 * scale + 1e-6, "{what}: max error {err} (scale {scale})");
+    }
+
+    /// Loss, every gradient, the running statistics and AdamW updates
+    /// agree with candle's autograd and the candle optimizer.
+    #[test]
+    fn matches_candle_autograd_and_adamw() {
+        let dev = Device::Cpu;
+        let shape = NetShape {
+            rows: 4,
+            cols: 5,
+            blocks: 2,
+            channels: 8,
+            value_hidden: 16,
+        };
+        let n = 12;
+        let net = Net::new(shape, 5, &dev).unwrap();
+        let mut host = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-2, 1).unwrap();
+        let (x, p, z) = batch(&shape, n, 1);
+        let xt = Tensor::from_slice(&x, (n, 4, 5, 3), &dev).unwrap();
+        let pt = Tensor::from_slice(&p, (n, 5), &dev).unwrap();
+        let zt = Tensor::from_slice(&z, n, &dev).unwrap();
+
+        let (total, pl, vl) = net.loss(&xt, &pt, &zt).unwrap();
+        let grads = total.backward().unwrap();
+        let (hl, hg) = host.gradients(&x, &p, &z, n);
+        assert!((pl.to_scalar::<f32>().unwrap() - hl.policy).abs() < 1e-4);
+        assert!((vl.to_scalar::<f32>().unwrap() - hl.value).abs() < 1e-4);
+        for (name, var, trained) in net.named() {
+            let want = if trained {
+                grads
+                    .get(var.as_tensor())
+                    .unwrap()
+                    .flatten_all()
+                    .unwrap()
+                    .to_vec1::<f32>()
+                    .unwrap()
+            } else {
+                var.as_tensor().flatten_all().unwrap().to_vec1::<f32>().unwrap()
+            };
+            let got = if trained {
+                hg[&name].clone()
+            } else {
+                host.weights()[&name].clone()
+            };
+            close(&got, &want, &name);
+        }
+
+        // The optimizer: the same gradients give the same update. (Steps
+        // are compared from the same gradients because Adam divides by
+        // √v: components with gradients near zero turn rounding noise of
+        // 1e-7 into updates of ±lr, so end-to-end steps drift apart.)
+        let candle_grads: HashMap<String, Vec<f32>> = net
+            .named()
+            .into_iter()
+            .filter(|(_, _, t)| *t)
+            .map(|(name, v, _)| {
+                let g = grads
+                    .get(v.as_tensor())
+                    .unwrap()
+                    .flatten_all()
+                    .unwrap()
+                    .to_vec1::<f32>()
+                    .unwrap();
+                (name, g)
+            })
+            .collect();
+        let mut host = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-2, 1).unwrap();
+        let mut opt = AdamW::new(&net, 1e-2, 1e-2).unwrap();
+        for _ in 0..2 {
+            let (l, _, _) = net.loss(&xt, &pt, &zt).unwrap();
+            let g: HashMap<String, Vec<f32>> = {
+                let gs = l.backward().unwrap();
+                net.named()
+                    .into_iter()
+                    .filter(|(_, _, t)| *t)
+                    .map(|(name, v, _)| {
+                        (
+                            name,
+                            gs.get(v.as_tensor()).unwrap().flatten_all().unwrap().to_vec1().unwrap(),
+                        )
+                    })
+                    .collect()
+            };
+            opt.step(&net, &l).unwrap();
+            host.apply(&g);
+        }
+        assert!(!candle_grads.is_empty());
+        let want = net.host_weights().unwrap();
+        let got = host.weights();
+        for name in host.trained_names() {
+            close(&got[&name], &want[&name], &name);
+        }
+        let hm = host.moments();
+        let cm = opt.host_moments(&net).unwrap();
+        for name in host.trained_names() {
+            close(&hm[&name].0, &cm[&name].0, &name);
+            close(&hm[&name].1, &cm[&name].1, &name);
+        }
+        assert_eq!(host.step, opt.step);
+    }
+
+    /// Steps on one batch lower its loss (the whole loop, end to end).
+    #[test]
+    fn host_steps_lower_the_loss() {
+        let shape = NetShape {
+            rows: 4,
+            cols: 5,
+            blocks: 1,
+            channels: 8,
+            value_hidden: 16,
+        };
+        let net = Net::new(shape, 3, &Device::Cpu).unwrap();
+        let mut host = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 2).unwrap();
+        let (x, p, z) = batch(&shape, 16, 9);
+        let first = host.step(&x, &p, &z, 16);
+        let mut last = first;
+        for _ in 0..40 {
+            last = host.step(&x, &p, &z, 16);
+        }
+        assert!(
+            last.policy + last.value < 0.5 * (first.policy + first.value),
+            "{first:?} -> {last:?}"
+        );
+        // Back into candle: the network computes the same loss there.
+        net.set_from_host(&host.weights()).unwrap();
+        let back = HostTrainer::from_net(&net, &host.moments(), host.step, 1e-2, 1e-4, 1).unwrap();
+        assert_eq!(back.weights(), host.weights());
+    }
+}
