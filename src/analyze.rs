@@ -10,10 +10,9 @@ use std::io::{BufRead, Write};
 
 /// Builds the strategy for `analyze`, or says which kinds can answer.
 pub fn analyzer(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>, String> {
-    build_strategy(spec, seed).ok_or_else(|| {
+    build_strategy(spec, seed).map_err(|why| {
         format!(
-            "`{}` players cannot be analyzed here; kinds that answer without a person: leftmost, rightmost, random, invalid, minimax, mcts, alphazero (with a `model`)",
-            spec.kind.as_str()
+            "{why}; kinds that answer without a person: leftmost, rightmost, random, invalid, minimax, mcts, alphazero (with a `model`)"
         )
     })
 }

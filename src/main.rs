@@ -232,7 +232,7 @@ fn analyze(player: &str, board: &str, seed: u64) -> u8 {
             return 2;
         }
     };
-    let mut strategy = match c4sim::analyze::analyzer(&spec, seed) {
+    let mut strategy = match c4sim::analyze::analyzer(&spec, seed).and_then(|s| s.fits(cfg).map(|()| s)) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");

@@ -192,9 +192,29 @@ fn train_writes_checkpoints_resumes_and_the_model_plays() {
     assert!(scores[0].is_null(), "column 1 is full: {:?}", lines[1]);
     assert_ne!(lines[1]["column"], 1);
 
-    // A model for another board is refused, saying both sizes.
-    let lines = analyze(&out, "6x7x4", "\n");
-    let err = lines[0]["scores"]["error"].as_str().unwrap();
+    // A model for another board is refused before anything runs, saying both sizes.
+    let spec = format!("{{kind: alphazero, model: {}}}", out.display());
+    let refused = c4sim()
+        .args(["analyze", "--player", &spec])
+        .write_stdin("\n")
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("4×5") && err.contains("6×7"), "{err}");
+    let sc = dir.path().join("wrong_board.yaml");
+    std::fs::write(
+        &sc,
+        format!(
+            "players:\n  - {{kind: alphazero, model: {}}}\n  - {{kind: random}}\n",
+            out.display()
+        ),
+    )
+    .unwrap();
+    let refused = c4sim().args(["run", sc.to_str().unwrap(), "--json"]).output().unwrap();
+    assert!(!refused.status.success());
+    assert!(refused.stdout.is_empty(), "no game starts");
+    let err = String::from_utf8_lossy(&refused.stderr);
     assert!(err.contains("4×5") && err.contains("6×7"), "{err}");
 }
 

@@ -8,7 +8,7 @@ use super::referee::Referee;
 use super::sinks::{JsonWriter, Renderer};
 use crate::game::DEFAULT_LETTERS;
 use crate::players::external::{ExternalProcess, Launch};
-use crate::players::{build_strategy, derive_seed, human};
+use crate::players::{build_strategy, check_fits, derive_seed, human};
 use crate::record::{tally, GameRecord, Tally};
 use crate::render::{resolve, Look};
 use crate::scenario::{PlayerKind, PlayerSpec, RenderStyle, Scenario};
@@ -67,12 +67,7 @@ pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> R
                 env: spec.env.clone().into_iter().collect(),
             },
         ))),
-        _ => Inner::Bot(build_strategy(spec, seed).ok_or_else(|| {
-            format!(
-                "player kind `{}` is not available in this build yet",
-                spec.kind.as_str()
-            )
-        })?),
+        _ => Inner::Bot(build_strategy(spec, seed)?),
     })
 }
 
@@ -93,6 +88,9 @@ pub fn move_time_of(spec: &PlayerSpec, sc: &Scenario) -> Option<std::time::Durat
 /// Plays the scenario's match and returns every record.
 pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, String> {
     let n = sc.players.len();
+    for spec in &sc.players {
+        check_fits(spec, sc.board)?;
+    }
     let mut actors = Vec::with_capacity(n);
     for (i, spec) in sc.players.iter().enumerate() {
         actors.push(start_player(spec, derive_seed(sc.seed, 0, i as u64), out, n)?);

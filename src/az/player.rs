@@ -153,6 +153,10 @@ impl AlphaZeroBot {
 }
 
 impl Strategy for AlphaZeroBot {
+    fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
+        self.check_board(cfg)
+    }
+
     fn choose(&mut self, v: &TurnView) -> Answer {
         self.analyze(v).0
     }

@@ -447,7 +447,7 @@ async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32, u32), Stri
         };
         let me = AlphaZeroBot::with_evaluator(format!("iteration {it}"), board, st.settings.eval_simulations(), eval);
         let opp = build_strategy(&e.opponent, derive_seed(st.seed, it as u64, lane))
-            .ok_or_else(|| format!("the evaluation opponent `{}` cannot be built", e.opponent.name))?;
+            .map_err(|why| format!("the evaluation opponent `{}` cannot be built: {why}", e.opponent.name))?;
         let me_name = "alphazero".to_string();
         let opp_name = if e.opponent.name == me_name {
             format!("{} (opponent)", e.opponent.name)

@@ -72,6 +72,11 @@ pub trait Strategy: Send {
     }
     /// Called before each game with a seed derived from the scenario seed.
     fn new_game(&mut self, _seed: u64) {}
+    /// Whether this player can play on boards of `cfg` (a network is trained
+    /// for one board size).
+    fn fits(&self, _cfg: crate::game::BoardConfig) -> Result<(), String> {
+        Ok(())
+    }
     /// Whether choosing takes long enough that it must run off the actor
     /// event loop (searches), so timers and rendering stay responsive.
     fn is_heavy(&self) -> bool {
@@ -79,27 +84,35 @@ pub trait Strategy: Send {
     }
 }
 
-/// Builds the strategy of an in-process kind; `None` for kinds that do I/O
-/// (human, external) or are not available in this build.
-pub fn build_strategy(spec: &PlayerSpec, seed: u64) -> Option<Box<dyn Strategy>> {
+/// Builds the strategy of an in-process kind. Kinds that do I/O (human,
+/// external) have none, and a model that cannot be loaded says why.
+pub fn build_strategy(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>, String> {
     use bots::*;
-    Some(match spec.kind {
+    Ok(match spec.kind {
         PlayerKind::Leftmost => Box::new(Leftmost),
         PlayerKind::Rightmost => Box::new(Rightmost),
         PlayerKind::Random => Box::new(RandomBot::new(seed)),
         PlayerKind::Invalid => Box::new(InvalidBot),
         PlayerKind::Minimax => Box::new(MinimaxBot::new(spec.depth)),
         PlayerKind::Mcts => Box::new(MctsBot::new(spec.simulations, seed)),
-        PlayerKind::Alphazero => match crate::az::player::AlphaZeroBot::from_spec(spec) {
-            Ok(b) => Box::new(b),
-            Err(e) => {
-                // The callers only learn "not available": say why here.
-                tracing::error!("player `{}`: {e}", spec.name);
-                return None;
-            }
-        },
-        PlayerKind::Human | PlayerKind::External => return None,
+        PlayerKind::Alphazero => Box::new(
+            crate::az::player::AlphaZeroBot::from_spec(spec).map_err(|e| format!("player `{}`: {e}", spec.name))?,
+        ),
+        PlayerKind::Human | PlayerKind::External => {
+            return Err(format!("`{}` players are not in-process bots", spec.kind.as_str()))
+        }
     })
+}
+
+/// Refuses, before any game starts, a player that cannot play on `cfg`
+/// (an AlphaZero model trained for another board size).
+pub fn check_fits(spec: &PlayerSpec, cfg: crate::game::BoardConfig) -> Result<(), String> {
+    if spec.kind == PlayerKind::Alphazero {
+        build_strategy(spec, 0)?
+            .fits(cfg)
+            .map_err(|e| format!("player `{}`: {e}", spec.name))?;
+    }
+    Ok(())
 }
 
 /// A seed for one player in one game, derived from the scenario seed

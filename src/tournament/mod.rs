@@ -186,6 +186,12 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> u8 {
             return 2;
         }
     };
+    for spec in &sc.players {
+        if let Err(e) = crate::players::check_fits(spec, sc.board) {
+            eprintln!("{}: {e}", sc.path.display());
+            return 2;
+        }
+    }
     let (pairs, per) = schedule::pairings(t.schedule, sc.players.len(), t.games_per_pair);
     let plan = schedule::plan(&pairs, per, &openings);
     let total = plan.len() as u64;
