@@ -310,11 +310,7 @@ fn bench(what: BenchWhat) -> u8 {
             torch,
         } => {
             let run = || -> Result<(), String> {
-                let cfg = BoardConfig::parse_compact(&board)?;
-                let nets = nets
-                    .iter()
-                    .map(|n| c4sim::az::bench::parse_net(n))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let (cfg, nets) = board_and_nets(&board, &nets)?;
                 let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
                 c4sim::az::bench::inference_bench(
                     cfg,
@@ -328,13 +324,7 @@ fn bench(what: BenchWhat) -> u8 {
                 )
                 .map_err(|e| e.to_string())
             };
-            match run() {
-                Ok(()) => 0,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    2
-                }
-            }
+            bench_exit(run())
         }
         BenchWhat::Train {
             nets,
@@ -344,11 +334,7 @@ fn bench(what: BenchWhat) -> u8 {
             rounds,
         } => {
             let run = || -> Result<(), String> {
-                let cfg = BoardConfig::parse_compact(&board)?;
-                let nets = nets
-                    .iter()
-                    .map(|n| c4sim::az::bench::parse_net(n))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let (cfg, nets) = board_and_nets(&board, &nets)?;
                 c4sim::az::bench::train_bench(
                     cfg,
                     &nets,
@@ -358,13 +344,7 @@ fn bench(what: BenchWhat) -> u8 {
                     &mut std::io::stdout(),
                 )
             };
-            match run() {
-                Ok(()) => 0,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    2
-                }
-            }
+            bench_exit(run())
         }
         BenchWhat::Selfplay {
             net,
@@ -395,13 +375,7 @@ fn bench(what: BenchWhat) -> u8 {
                 .map(|_| ())
                 .map_err(|e| e.to_string())
             };
-            match run() {
-                Ok(()) => 0,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    2
-                }
-            }
+            bench_exit(run())
         }
         BenchWhat::Referee { games, rounds } => {
             println!("random vs random on 7×6, {games} games per round, {rounds} rounds (medians):");
@@ -425,4 +399,25 @@ fn bench(what: BenchWhat) -> u8 {
             }
         }
     }
+}
+
+/// The exit code of a bench that can fail on its arguments.
+fn bench_exit(r: Result<(), String>) -> u8 {
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            2
+        }
+    }
+}
+
+/// `--board ROWSxCOLSxWIN` and `--nets BLOCKSxCHANNELS,...` of the AlphaZero benches.
+fn board_and_nets(board: &str, nets: &[String]) -> Result<(BoardConfig, Vec<(usize, usize)>), String> {
+    let cfg = BoardConfig::parse_compact(board)?;
+    let nets = nets
+        .iter()
+        .map(|n| c4sim::az::bench::parse_net(n))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((cfg, nets))
 }
