@@ -270,3 +270,27 @@ fn analyze_by_profile_name_and_board() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn searches_say_what_they_think_of_their_moves() {
+    let sc = scenario("render: ascii\nplayers: [{kind: minimax, depth: 4, name: M}, {kind: leftmost}]\n");
+    let out = c4sim().args(["run", sc.path.to_str().unwrap()]).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.contains("  ~ M evaluation ") || text.contains("  ~ M sees a forced"),
+        "{text}"
+    );
+    let ev = run_json("players: [{kind: minimax, depth: 4, name: M}, {kind: leftmost}]\n");
+    let moves = events(&ev, "move");
+    assert!(moves
+        .iter()
+        .filter(|m| m["player"] == "M")
+        .all(|m| m["note"].is_string()));
+    assert!(moves
+        .iter()
+        .filter(|m| m["player"] == "leftmost")
+        .all(|m| m.get("note").is_none()));
+    // The winning move is one the search saw coming.
+    let last_m = moves.iter().rev().find(|m| m["player"] == "M").unwrap();
+    assert!(last_m["note"].as_str().unwrap().contains("forced win"), "{last_m}");
+}

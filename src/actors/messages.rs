@@ -10,6 +10,9 @@ use std::time::Duration;
 #[derive(Debug)]
 pub enum Reply {
     Answer(crate::game::Answer),
+    /// An answer with a word on what the player thinks of it (a search's
+    /// score, a network's value), shown to people after the move.
+    Thinking(crate::game::Answer, String),
     /// The player cannot move any more (crashed, exited, end of input).
     Gone(String),
 }
@@ -125,6 +128,8 @@ pub enum GameEvent {
         number: usize,
         board: Board,
         next: Option<(usize, String)>,
+        /// What the player said it thinks of its move, if anything.
+        note: Option<String>,
     },
     Illegal {
         game: u64,

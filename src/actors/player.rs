@@ -53,6 +53,15 @@ impl Actor for PlayerActor {
     type Context = Context<Self>;
 }
 
+/// A bot's answer, with what it thinks of it when it says.
+fn choose_and_explain(s: &mut dyn Strategy, view: &TurnView) -> Reply {
+    let a = s.choose(view);
+    match s.explain() {
+        Some(note) => Reply::Thinking(a, note),
+        None => Reply::Answer(a),
+    }
+}
+
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     p.downcast_ref::<&str>()
         .map(|s| s.to_string())
@@ -69,8 +78,8 @@ impl Handler<YourTurn> for PlayerActor {
         if let Ok(mut guard) = self.inner.try_lock() {
             if let Inner::Bot(s) = &mut *guard {
                 if !s.is_heavy() {
-                    let reply = match catch_unwind(AssertUnwindSafe(|| s.choose(&view))) {
-                        Ok(a) => Reply::Answer(a),
+                    let reply = match catch_unwind(AssertUnwindSafe(|| choose_and_explain(s.as_mut(), &view))) {
+                        Ok(r) => r,
                         Err(p) => Reply::Gone(format!("the bot panicked: {}", panic_message(p))),
                     };
                     return Box::pin(ready(reply));
@@ -86,12 +95,12 @@ impl Handler<YourTurn> for PlayerActor {
             match &mut *guard {
                 Inner::Bot(_) => {
                     let joined = tokio::task::spawn_blocking(move || match &mut *guard {
-                        Inner::Bot(s) => s.choose(&view),
+                        Inner::Bot(s) => choose_and_explain(s.as_mut(), &view),
                         _ => unreachable!("checked above"),
                     })
                     .await;
                     match joined {
-                        Ok(a) => Reply::Answer(a),
+                        Ok(r) => r,
                         Err(e) if e.is_panic() => {
                             Reply::Gone(format!("the bot panicked: {}", panic_message(e.into_panic())))
                         }

@@ -85,6 +85,7 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
                 }
             },
         };
+        let mut note = None;
         let step = match reply {
             None => game.eliminate(seat, EndReason::Timeout),
             Some(Err(_)) => game.eliminate(seat, EndReason::Forfeit),
@@ -93,6 +94,10 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
                 game.eliminate(seat, EndReason::Forfeit)
             }
             Some(Ok(Reply::Answer(a))) => game.submit(a),
+            Some(Ok(Reply::Thinking(a, n))) => {
+                note = Some(n);
+                game.submit(a)
+            }
         };
         if !has_sinks {
             if let Step::Illegal { reason, .. } = step {
@@ -112,6 +117,7 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
                     number: game.moves().len(),
                     board: game.board().clone(),
                     next,
+                    note,
                 };
                 emit(&msg.sinks, ev).await;
             }

@@ -54,6 +54,7 @@ impl Renderer {
                 number,
                 board,
                 next,
+                note,
                 ..
             } => {
                 let mut s = format!(
@@ -61,6 +62,9 @@ impl Renderer {
                     look.board(board),
                     look.move_line(*number, *seat, name, *col)
                 );
+                if let Some(n) = note {
+                    s.push_str(&format!("  {} {name} {n}\n", look.thought_mark()));
+                }
                 if let Some((t, n)) = next {
                     s.push_str(&look.next_line(*t, n));
                     s.push('\n');
@@ -147,10 +151,19 @@ impl JsonWriter {
                 "win_length": cfg.win_length, "opening": opening, "seed": seed
             }),
             GameEvent::Moved {
-                game, name, col, row, ..
-            } => json!({
-                "event": "move", "game": game, "player": name, "column": col, "row": row
-            }),
+                game,
+                name,
+                col,
+                row,
+                note,
+                ..
+            } => {
+                let mut v = json!({"event": "move", "game": game, "player": name, "column": col, "row": row});
+                if let Some(n) = note {
+                    v["note"] = json!(n);
+                }
+                v
+            }
             GameEvent::Illegal {
                 game,
                 name,

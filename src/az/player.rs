@@ -83,6 +83,8 @@ pub struct AlphaZeroBot {
     eval: Box<dyn Evaluate>,
     cache: Cache,
     engine: Option<Engine>,
+    /// What it thought of its last move, for people watching.
+    last_note: Option<String>,
 }
 
 impl AlphaZeroBot {
@@ -95,6 +97,7 @@ impl AlphaZeroBot {
             eval,
             cache: Cache::new(PLAYER_CACHE),
             engine: None,
+            last_note: None,
         }
     }
 
@@ -167,6 +170,12 @@ impl Strategy for AlphaZeroBot {
         match self.decide(v) {
             Ok((col, info)) => {
                 let total: u32 = info.visits.iter().sum();
+                let win = (info.q[col].unwrap_or(info.value) as f64 + 1.0) / 2.0;
+                self.last_note = Some(format!(
+                    "expects to score {:.0}% after this move ({:.0}% of {total} visits)",
+                    100.0 * win,
+                    100.0 * info.visits[col] as f64 / total.max(1) as f64
+                ));
                 let scores: Vec<serde_json::Value> = (0..info.visits.len())
                     .map(|c| {
                         if v.board.height(c) >= v.board.rows() {
@@ -183,6 +192,7 @@ impl Strategy for AlphaZeroBot {
             }
             Err(e) => {
                 tracing::error!("{e}");
+                self.last_note = None;
                 (Answer::Malformed(e.clone()), Some(json!({ "error": e })))
             }
         }
@@ -201,5 +211,9 @@ impl Strategy for AlphaZeroBot {
 
     fn is_heavy(&self) -> bool {
         true
+    }
+
+    fn explain(&self) -> Option<String> {
+        self.last_note.clone()
     }
 }

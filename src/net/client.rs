@@ -295,7 +295,7 @@ async fn answer(
     let Some(m) = c.current.as_ref() else { return Ok(()) };
     let match_id = m.id.clone();
     match reply {
-        Reply::Answer(Answer::Column(col)) => {
+        Reply::Answer(Answer::Column(col)) | Reply::Thinking(Answer::Column(col), _) => {
             c.send(
                 Some(&match_id),
                 "game.action",
@@ -304,7 +304,7 @@ async fn answer(
             )
             .await
         }
-        Reply::Answer(Answer::Malformed(why)) => {
+        Reply::Answer(Answer::Malformed(why)) | Reply::Thinking(Answer::Malformed(why), _) => {
             let m = c.current.as_mut().expect("checked");
             m.invalid += 1;
             if m.invalid >= DEFAULT_MAX_INVALID {
@@ -473,6 +473,7 @@ async fn handle_line(
                     number: m.moves.len(),
                     board: m.board.clone(),
                     next,
+                    note: None,
                 };
                 c.show.render(&ev);
             }

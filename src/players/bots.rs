@@ -76,6 +76,14 @@ impl Strategy for MinimaxBot {
     fn is_heavy(&self) -> bool {
         true
     }
+    fn explain(&self) -> Option<String> {
+        let depth = self.search.depth();
+        self.search.last_score().map(|s| match s {
+            s if s >= crate::search::minimax::WIN => format!("sees a forced win within {depth} plies"),
+            s if s <= -crate::search::minimax::WIN => format!("sees a forced loss within {depth} plies"),
+            s => format!("evaluation {s:+} at depth {depth}"),
+        })
+    }
 }
 
 /// Plain UCT with random playouts.

@@ -70,6 +70,11 @@ pub trait Strategy: Send {
     fn analyze(&mut self, view: &TurnView) -> (Answer, Option<serde_json::Value>) {
         (self.choose(view), None)
     }
+    /// A few words on what the player thinks of the move it just chose
+    /// (shown to people after the move), if it has any.
+    fn explain(&self) -> Option<String> {
+        None
+    }
     /// Called before each game with a seed derived from the scenario seed.
     fn new_game(&mut self, _seed: u64) {}
     /// Whether this player can play on boards of `cfg` (a network is trained

@@ -148,6 +148,15 @@ impl Look {
         )
     }
 
+    /// The mark before a player's note on its move.
+    pub fn thought_mark(&self) -> &'static str {
+        if self.style == RenderStyle::Emoji {
+            "💭"
+        } else {
+            "~"
+        }
+    }
+
     pub fn next_line(&self, seat: usize, name: &str) -> String {
         format!("Next: {}'s turn", self.seat_label(seat, name))
     }
