@@ -77,7 +77,9 @@ pub async fn play_all(
     mut on_done: impl FnMut(GameRecord),
 ) -> Result<(), String> {
     let lanes = concurrency.clamp(1, games.len().max(1));
-    let queue = Rc::new(RefCell::new(VecDeque::from(games)));
+    // Each lane pulls its next game itself, on its own thread: no thread
+    // hand-off per game, only the finished record crosses to this thread.
+    let queue = std::sync::Arc::new(std::sync::Mutex::new(VecDeque::from(games)));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Result<GameRecord, String>>();
     let mut started = Vec::new();
     for l in 0..lanes {
@@ -89,10 +91,11 @@ pub async fn play_all(
         let (cfg, max_invalid, seed) = (sc.board, sc.limits.max_invalid_moves, sc.seed);
         let referee = lane.referee.clone();
         let players = lane.players.clone();
+        let arbiter = lane.arbiter.handle();
         started.push(lane);
-        actix::spawn(async move {
+        arbiter.spawn(async move {
             loop {
-                let next = queue.borrow_mut().pop_front();
+                let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
                 let Some(p) = next else { break };
                 let seat = |i: usize| Seat {
                     name: names[i].clone(),
