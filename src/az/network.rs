@@ -329,20 +329,8 @@ impl Net {
         let n = h.dim(0)?;
         let hw = self.shape.cells();
         let p = relu(self.p_conv.forward(&h, train)?)?.reshape((n, hw * POLICY_FILTERS))?;
-        let logits = p
-            .matmul(self.p_fc_w.as_tensor())?
-            .broadcast_add(self.p_fc_b.as_tensor())?;
         let v = relu(self.v_conv.forward(&h, train)?)?.reshape((n, hw))?;
-        let v = relu(
-            v.matmul(self.v_fc1_w.as_tensor())?
-                .broadcast_add(self.v_fc1_b.as_tensor())?,
-        )?;
-        let v = v
-            .matmul(self.v_fc2_w.as_tensor())?
-            .broadcast_add(self.v_fc2_b.as_tensor())?
-            .tanh()?
-            .reshape(n)?;
-        Ok((logits, v))
+        self.dense_heads(&p, &v, n)
     }
 
     /// [`Net::forward`] with candle's `conv2d` on channels-first tensors.
@@ -361,14 +349,21 @@ impl Net {
         let p = relu(self.p_conv.forward_nchw(&h, train)?)?
             .permute((0, 2, 3, 1))?
             .reshape((n, hw * POLICY_FILTERS))?;
+        let v = relu(self.v_conv.forward_nchw(&h, train)?)?.reshape((n, hw))?;
+        self.dense_heads(&p, &v, n)
+    }
+
+    /// The heads' dense layers, shared by both convolution paths: the
+    /// flattened policy features to logits, the value features to a value in
+    /// [-1, 1].
+    fn dense_heads(&self, p: &Tensor, v: &Tensor, n: usize) -> Result<(Tensor, Tensor)> {
         let logits = p
             .matmul(self.p_fc_w.as_tensor())?
             .broadcast_add(self.p_fc_b.as_tensor())?;
-        let v = relu(self.v_conv.forward_nchw(&h, train)?)?.reshape((n, hw))?;
-        let v = relu(
-            v.matmul(self.v_fc1_w.as_tensor())?
-                .broadcast_add(self.v_fc1_b.as_tensor())?,
-        )?;
+        let v = v
+            .matmul(self.v_fc1_w.as_tensor())?
+            .broadcast_add(self.v_fc1_b.as_tensor())?
+            .relu()?;
         let v = v
             .matmul(self.v_fc2_w.as_tensor())?
             .broadcast_add(self.v_fc2_b.as_tensor())?

@@ -184,6 +184,23 @@ fn elo_text(s: &Standing) -> String {
     }
 }
 
+/// One standings row as text cells, for both the markdown and the HTML table.
+fn standing_cells(p: &Standing) -> [String; 11] {
+    [
+        p.rank.to_string(),
+        p.name.clone(),
+        elo_text(p),
+        format!("{:.0}", p.elo_error),
+        p.games.to_string(),
+        p.wins.to_string(),
+        p.draws.to_string(),
+        p.losses.to_string(),
+        pct(p.score),
+        pct(p.draw_ratio),
+        p.los_next.map_or(String::new(), pct),
+    ]
+}
+
 fn pct(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
 }
@@ -204,21 +221,7 @@ pub fn markdown(r: &Report) -> String {
     );
     let _ = writeln!(s, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for p in &r.standings {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {:.0} | {} | {} | {} | {} | {} | {} | {} |",
-            p.rank,
-            p.name,
-            elo_text(p),
-            p.elo_error,
-            p.games,
-            p.wins,
-            p.draws,
-            p.losses,
-            pct(p.score),
-            pct(p.draw_ratio),
-            p.los_next.map_or("".into(), pct)
-        );
+        let _ = writeln!(s, "| {} |", standing_cells(p).join(" | "));
     }
     let _ = writeln!(s, "\nElo: maximum likelihood over all games, centred on the pool average (or the anchor); ± is the 95% interval from the fit's covariance; ≥ marks a player who won every game (a lower bound). LOS: likelihood of superiority over the next player.\n");
     if let Some(h) = &r.head_to_head {
@@ -381,21 +384,11 @@ pub fn html(r: &Report) -> String {
     let _ = writeln!(s, "<h2>Ratings</h2>\n{}", svg_chart(r));
     let _ = writeln!(s, "<h2>Standings</h2>\n<table><tr><th>rank</th><th>name</th><th>Elo</th><th>±</th><th>games</th><th>wins</th><th>draws</th><th>losses</th><th>score</th><th>draws %</th><th>LOS next</th></tr>");
     for p in &r.standings {
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            p.rank,
-            esc(&p.name),
-            esc(&elo_text(p)),
-            p.elo_error,
-            p.games,
-            p.wins,
-            p.draws,
-            p.losses,
-            pct(p.score),
-            pct(p.draw_ratio),
-            p.los_next.map_or(String::new(), pct)
-        );
+        let cells: Vec<String> = standing_cells(p)
+            .iter()
+            .map(|c| format!("<td>{}</td>", esc(c)))
+            .collect();
+        let _ = writeln!(s, "<tr>{}</tr>", cells.concat());
     }
     let _ = writeln!(s, "</table>");
     let names: Vec<&str> = r.standings.iter().map(|p| p.name.as_str()).collect();
