@@ -151,7 +151,7 @@ async fn ask_human(h: &mut HumanSeat, name: &str, view: &TurnView, abandon: &Not
     }
 }
 
-fn write_prompt(to_stderr: bool, s: &str) {
+pub(crate) fn write_prompt(to_stderr: bool, s: &str) {
     if to_stderr {
         let mut e = std::io::stderr().lock();
         let _ = e.write_all(s.as_bytes());

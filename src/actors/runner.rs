@@ -3,7 +3,7 @@
 //! sinks, and ends with a summary per player.
 
 use super::messages::*;
-use super::player::{HumanSeat, Inner, PlayerActor};
+use super::player::{write_prompt, HumanSeat, Inner, PlayerActor};
 use super::referee::Referee;
 use super::sinks::{JsonWriter, Renderer};
 use crate::game::DEFAULT_LETTERS;
@@ -11,7 +11,7 @@ use crate::players::external::{ExternalProcess, Launch};
 use crate::players::{build_strategy, check_fits, derive_seed, human};
 use crate::record::{tally, GameRecord, Tally};
 use crate::render::{resolve, Look};
-use crate::scenario::{PlayerKind, PlayerSpec, RenderStyle, Scenario};
+use crate::scenario::{FirstMover, PlayerKind, PlayerSpec, RenderStyle, Scenario};
 use actix::prelude::*;
 use std::io::IsTerminal;
 
@@ -107,13 +107,18 @@ pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, St
         .collect();
     let mut records = Vec::new();
     let games = sc.match_settings.games as u64;
+    let first = match sc.match_settings.first {
+        FirstMover::Seat => 0,
+        FirstMover::Random => (derive_seed(sc.seed, 0, 0xf125) % n as u64) as usize,
+        FirstMover::Ask => ask_first(sc, out.json).await,
+    };
     for g in 0..games {
         // With swap_colors, the seating rotates each game, so each player
         // takes RED (and the first move) in turn.
         let shift = if sc.match_settings.swap_colors {
-            g as usize % n
+            (first + g as usize) % n
         } else {
-            0
+            first
         };
         let seats: Vec<Seat> = (0..n)
             .map(|s| {
@@ -154,4 +159,62 @@ pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, St
         let _ = a.send(Shutdown).await;
     }
     Ok(records)
+}
+
+/// `match.first: ask`: the person at the terminal picks who moves first in
+/// game 1, by number or name; Enter keeps the seating order. Read from the
+/// same standard-input lines as their moves, so a piped script answers it
+/// too; anything else is refused and asked again.
+async fn ask_first(sc: &Scenario, json: bool) -> usize {
+    let names: Vec<&str> = sc.players.iter().map(|p| p.name.as_str()).collect();
+    let echo = !std::io::stdin().is_terminal();
+    let choices: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| format!("{} = {n}", i + 1))
+        .collect();
+    let lines = human::stdin_lines();
+    loop {
+        write_prompt(json, &format!("Who moves first? {} [Enter: 1]: ", choices.join(", ")));
+        let Some(line) = lines.lock().await.recv().await else {
+            write_prompt(json, "(end of input)\n");
+            return 0;
+        };
+        if echo {
+            write_prompt(json, &format!("{}\n", line.trim()));
+        }
+        match pick_first(&line, &names) {
+            Some(i) => return i,
+            None => write_prompt(json, &format!("Type a number from 1 to {} or a name.\n", names.len())),
+        }
+    }
+}
+
+/// Reads the answer to "who moves first?": empty = the first seat, a
+/// number from 1, or a player's name (any case).
+fn pick_first(line: &str, names: &[&str]) -> Option<usize> {
+    let t = line.trim();
+    if t.is_empty() {
+        return Some(0);
+    }
+    if let Ok(k) = t.parse::<usize>() {
+        return (1..=names.len()).contains(&k).then(|| k - 1);
+    }
+    names.iter().position(|n| n.eq_ignore_ascii_case(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick_first;
+
+    #[test]
+    fn first_mover_by_enter_number_or_name() {
+        let names = ["You", "AlphaZero"];
+        assert_eq!(pick_first("", &names), Some(0));
+        assert_eq!(pick_first(" 2 ", &names), Some(1));
+        assert_eq!(pick_first("alphazero", &names), Some(1));
+        assert_eq!(pick_first("3", &names), None);
+        assert_eq!(pick_first("0", &names), None);
+        assert_eq!(pick_first("me", &names), None);
+    }
 }

@@ -375,6 +375,9 @@ pub fn selfplay_bench(
             dirichlet_alpha: 0.5,
             dirichlet_weight: 0.25,
             temperature_moves: 15,
+            full_search_share: 1.0,
+            fast_simulations: simulations,
+            q_weight: 0.0,
             concurrent: conc.min((games as usize).div_ceil(w)).max(1),
             cache_size: 200_000,
         };

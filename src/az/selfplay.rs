@@ -32,6 +32,17 @@ pub struct SelfPlayConfig {
     pub dirichlet_alpha: f32,
     pub dirichlet_weight: f32,
     pub temperature_moves: u32,
+    /// Playout cap randomization (KataGo): each move is a full search
+    /// (`simulations`, root noise, recorded as a training position) with
+    /// this probability, else a fast one (`fast_simulations`, no noise, not
+    /// recorded). Cheap moves let games reach their ends — and the value
+    /// head its targets — for a fraction of the cost. 1 = every move full.
+    pub full_search_share: f32,
+    pub fast_simulations: u32,
+    /// Value target `(1 − q_weight)·z + q_weight·q`: the game result `z`
+    /// is noisy (one random game), the root's search value `q` is not, but
+    /// is only as good as the network; mixing them learns faster.
+    pub q_weight: f32,
     /// Games advanced at once by one worker (the largest network batch).
     pub concurrent: usize,
     /// Cached network outputs per worker (0: no cache).
@@ -96,9 +107,13 @@ struct Slot<B: Bits> {
     tree: Tree<B>,
     rng: ChaCha8Rng,
     moves: Vec<usize>,
-    /// Positions with their visit distributions, results filled in at the end.
-    history: Vec<(Position<B>, Vec<f32>)>,
+    /// Recorded positions: ply, position, visit distribution and the root's
+    /// search value for the mover; results filled in at the end.
+    history: Vec<(usize, Position<B>, Vec<f32>, f32)>,
     sims_done: u32,
+    /// Whether the current move's search is a full one (see
+    /// `SelfPlayConfig::full_search_share`).
+    full: bool,
     path: Vec<u32>,
     /// Waiting for the network: the leaf position (`root`: it is the root's
     /// first expansion, which is not a simulation).
@@ -111,16 +126,34 @@ enum Step {
 }
 
 impl<B: Bits> Slot<B> {
-    fn new(index: u64, seed: u64) -> Self {
-        Slot {
+    fn new(index: u64, seed: u64, cfg: &SelfPlayConfig) -> Self {
+        let mut slot = Slot {
             index,
             tree: Tree::new(Position::empty()),
             rng: ChaCha8Rng::seed_from_u64(derive_seed(seed, index, 0x5e1f)),
             moves: Vec::new(),
             history: Vec::new(),
             sims_done: 0,
+            full: true,
             path: Vec::new(),
             pending: None,
+        };
+        slot.full = slot.draw_full(cfg);
+        slot
+    }
+
+    /// Draws whether the next move gets a full search. Every search is
+    /// full at share 1, without touching the random stream (so games are
+    /// the same as before the option existed).
+    fn draw_full(&mut self, cfg: &SelfPlayConfig) -> bool {
+        cfg.full_search_share >= 1.0 || self.rng.gen::<f32>() < cfg.full_search_share
+    }
+
+    fn budget(&self, cfg: &SelfPlayConfig) -> u32 {
+        if self.full {
+            cfg.simulations
+        } else {
+            cfg.fast_simulations
         }
     }
 
@@ -138,8 +171,10 @@ impl<B: Bits> Slot<B> {
         self.tree.expand(geo, leaf, &pos, logits);
         self.tree.backup(&self.path, value);
         if root {
-            self.tree
-                .add_root_noise(&mut self.rng, cfg.dirichlet_alpha, cfg.dirichlet_weight);
+            if self.full {
+                self.tree
+                    .add_root_noise(&mut self.rng, cfg.dirichlet_alpha, cfg.dirichlet_weight);
+            }
         } else {
             self.sims_done += 1;
             stats.simulations += 1;
@@ -168,7 +203,7 @@ impl<B: Bits> Slot<B> {
                 self.pending = Some((pos, true));
                 return Step::NeedsEval;
             }
-            if self.sims_done >= cfg.simulations {
+            if self.sims_done >= self.budget(cfg) {
                 if let Some(out) = self.play_move(geo, cfg, stats) {
                     return Step::Finished(out);
                 }
@@ -214,7 +249,9 @@ impl<B: Bits> Slot<B> {
         } else {
             most_visited(&info.visits)
         };
-        self.history.push((pos, policy));
+        if self.full {
+            self.history.push((self.moves.len(), pos, policy, info.value));
+        }
         self.moves.push(col);
         stats.moves += 1;
         let (_, status) = pos.play(geo, col);
@@ -225,14 +262,13 @@ impl<B: Bits> Slot<B> {
             let samples = self
                 .history
                 .iter()
-                .enumerate()
-                .map(|(ply, (p, pol))| {
+                .map(|&(ply, ref p, ref pol, q)| {
                     let z = match winner {
                         None => 0.0,
                         Some(w) if w == ply % 2 => 1.0,
                         Some(_) => -1.0,
                     };
-                    Sample::new(p, cells, pol, z)
+                    Sample::new(p, cells, pol, (1.0 - cfg.q_weight) * z + cfg.q_weight * q)
                 })
                 .collect();
             stats.games += 1;
@@ -245,7 +281,8 @@ impl<B: Bits> Slot<B> {
         }
         self.tree.advance(geo, col);
         self.sims_done = 0;
-        if self.tree.root_expanded() {
+        self.full = self.draw_full(cfg);
+        if self.full && self.tree.root_expanded() {
             self.tree
                 .add_root_noise(&mut self.rng, cfg.dirichlet_alpha, cfg.dirichlet_weight);
         }
@@ -285,7 +322,7 @@ pub fn play_games<B: Bits>(
                     if next >= end {
                         break;
                     }
-                    *slot = Some(Slot::new(next, seed));
+                    *slot = Some(Slot::new(next, seed, cfg));
                     next += 1;
                 }
                 let s = slot.as_mut().expect("filled above");
@@ -391,6 +428,9 @@ mod tests {
             dirichlet_alpha: 0.5,
             dirichlet_weight: 0.25,
             temperature_moves: 4,
+            full_search_share: 1.0,
+            fast_simulations: 16,
+            q_weight: 0.0,
             concurrent,
             cache_size: 1000,
         }
@@ -426,6 +466,44 @@ mod tests {
                 assert_eq!(s.value, expect);
             }
         }
+    }
+
+    /// Playout cap randomization keeps only the full searches as training
+    /// positions, and `q_weight` moves each value target from the result
+    /// `z` towards the root's search value (which lies in [−1, 1]).
+    #[test]
+    fn playout_caps_and_q_targets() {
+        let (g, net) = setup(4, 5, 3);
+        let done = AtomicU64::new(0);
+        let mut c = cfg(4);
+        c.full_search_share = 0.3;
+        c.fast_simulations = 4;
+        c.q_weight = 0.5;
+        let (games, stats) = play_games(&g, &c, &mut CpuEvaluator::new(net.clone()), 0, 12, 3, &done);
+        let (full, full_stats) = play_games(&g, &cfg(4), &mut CpuEvaluator::new(net), 0, 12, 3, &done);
+        let samples: usize = games.iter().map(|g| g.samples.len()).sum();
+        let moves: usize = games.iter().map(|g| g.moves.len()).sum();
+        assert!(samples > 0 && samples < moves * 2 / 3, "{samples} of {moves}");
+        assert_eq!(
+            full.iter().map(|g| g.samples.len()).sum::<usize>(),
+            full.iter().map(|g| g.moves.len()).sum::<usize>()
+        );
+        assert!((stats.simulations as f64 / moves as f64) < (full_stats.simulations as f64 / full_stats.moves as f64));
+        let mut mixed = 0;
+        for game in &games {
+            for s in &game.samples {
+                let ply = (s.mine.iter().chain(&s.theirs).map(|w| w.count_ones()).sum::<u32>()) as usize;
+                let z = match game.winner {
+                    None => 0.0,
+                    Some(w) if w == ply % 2 => 1.0,
+                    Some(_) => -1.0,
+                };
+                let q = (s.value - 0.5 * z) / 0.5;
+                assert!((-1.0001..=1.0001).contains(&q), "value {} for z {z}", s.value);
+                mixed += usize::from(s.value != z);
+            }
+        }
+        assert!(mixed > 0, "some targets move away from the bare result");
     }
 
     /// A game's moves depend on its number and the seed, not on how many

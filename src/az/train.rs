@@ -26,7 +26,7 @@ use crate::actors::messages::{PlayGame, PlayerHandle, Seat, Shutdown};
 use crate::actors::player::bot;
 use crate::actors::referee::Referee;
 use crate::game::bitboard::{Geometry, B256};
-use crate::game::openings::{all_openings, parse_opening_file};
+use crate::game::openings::{parse_opening_file, shuffled_openings};
 use crate::game::{BoardConfig, DEFAULT_LETTERS};
 use crate::players::{build_strategy, derive_seed};
 use crate::scenario::train::{OpeningSuite, TrainSettings};
@@ -86,7 +86,9 @@ fn settings_json(t: &TrainSettings) -> serde_json::Value {
                   "dirichlet_alpha": t.mcts.dirichlet_alpha, "dirichlet_weight": t.mcts.dirichlet_weight },
         "self_play": { "games_per_iteration": t.self_play.games_per_iteration, "temperature_moves": t.self_play.temperature_moves,
                        "workers": t.self_play.workers, "concurrent_games": t.self_play.concurrent_games,
-                       "cache_size": t.self_play.cache_size },
+                       "cache_size": t.self_play.cache_size, "full_search_share": t.self_play.full_search_share,
+                       "fast_simulations": t.self_play.fast_simulations.unwrap_or(t.mcts.simulations),
+                       "q_weight": t.self_play.q_weight },
         "optimizer": { "steps_per_iteration": t.optimizer.steps_per_iteration, "batch_size": t.optimizer.batch_size,
                        "learning_rate": t.optimizer.learning_rate, "weight_decay": t.optimizer.weight_decay,
                        "threads": t.optimizer.threads },
@@ -120,7 +122,10 @@ impl TrainState {
             n => n as usize,
         };
         let openings = match &settings.eval.openings {
-            OpeningSuite::Plies(p) => all_openings(cfg, *p as usize),
+            // Seeded order: when the games do not cover the whole suite
+            // (200 games from the 343 openings of 3 plies), they still
+            // sample it fairly, and every evaluation plays the same ones.
+            OpeningSuite::Plies(p) => shuffled_openings(cfg, *p as usize, sc.seed),
             OpeningSuite::File(f) => {
                 let text =
                     std::fs::read_to_string(f).map_err(|e| format!("eval openings file {}: {e}", f.display()))?;
@@ -242,6 +247,9 @@ impl TrainState {
             dirichlet_alpha: s.mcts.dirichlet_alpha,
             dirichlet_weight: s.mcts.dirichlet_weight,
             temperature_moves: s.self_play.temperature_moves,
+            full_search_share: s.self_play.full_search_share,
+            fast_simulations: s.self_play.fast_simulations.unwrap_or(s.mcts.simulations),
+            q_weight: s.self_play.q_weight,
             concurrent,
             cache_size: s.self_play.cache_size as usize,
         };

@@ -19,6 +19,7 @@
 //! | `players` | list of player entries | two `{kind: random}` players |
 //! | `match.games` | whole number ≥ 1 | `1` |
 //! | `match.swap_colors` | `true` \| `false` | `true` |
+//! | `match.first` *(c4sim)* | `seat` (the first entry) \| `ask` (the person at the terminal chooses before game 1; needs a `human` player) \| `random` (seeded) | `seat` |
 //! | `tournament`, `report`, `train`, `server`, `join` | mapping, typed by each mode's own parser | absent |
 //!
 //! With `mode: match` there must be 2 to 9 players.
@@ -48,7 +49,9 @@
 
 use super::players::{self, ProfileLookup};
 use super::tree::{self, Node, Pos};
-use super::types::{ColorChoice, Limits, MatchSettings, Mode, PlayerKind, RenderStyle, Scenario};
+use super::types::{
+    ColorChoice, FirstMover, Limits, MatchSettings, Mode, PlayerKind, PlayerSpec, RenderStyle, Scenario,
+};
 use super::value::{get, Doc};
 use super::ScenarioError;
 use crate::game::{BoardConfig, DEFAULT_MAX_INVALID, MAX_SEATS, MIN_SEATS};
@@ -73,7 +76,8 @@ const TOP_KEYS: [&str; 14] = [
 ];
 const BOARD_KEYS: [&str; 3] = ["rows", "cols", "win_length"];
 const LIMITS_KEYS: [&str; 2] = ["move_time", "max_invalid_moves"];
-const MATCH_KEYS: [&str; 2] = ["games", "swap_colors"];
+const MATCH_KEYS: [&str; 3] = ["games", "swap_colors", "first"];
+const FIRSTS: [&str; 3] = ["seat", "ask", "random"];
 const MODES: [&str; 5] = ["match", "tournament", "train", "serve", "join"];
 const RENDERS: [&str; 4] = ["emoji", "fullwidth", "ascii", "none"];
 const COLORS: [&str; 3] = ["auto", "always", "never"];
@@ -167,7 +171,7 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
             ),
         ));
     }
-    let match_settings = parse_match(doc, top)?;
+    let match_settings = parse_match(doc, top, &players)?;
 
     // Each mode's section has its own typed parser, owned by that mode.
     let tournament = section(top, "tournament", |v| super::tournament::parse_tournament(doc, v))?;
@@ -282,10 +286,11 @@ fn parse_limits(doc: Doc, top: &[(Node, Node)]) -> Result<Limits, ScenarioError>
     Ok(limits)
 }
 
-fn parse_match(doc: Doc, top: &[(Node, Node)]) -> Result<MatchSettings, ScenarioError> {
+fn parse_match(doc: Doc, top: &[(Node, Node)], players: &[PlayerSpec]) -> Result<MatchSettings, ScenarioError> {
     let mut m = MatchSettings {
         games: 1,
         swap_colors: true,
+        first: FirstMover::Seat,
     };
     let Some((_, v)) = get(top, "match") else {
         return Ok(m);
@@ -297,6 +302,16 @@ fn parse_match(doc: Doc, top: &[(Node, Node)]) -> Result<MatchSettings, Scenario
     }
     if let Some((_, v)) = get(entries, "swap_colors") {
         m.swap_colors = doc.bool("swap_colors", v)?;
+    }
+    if let Some((_, v)) = get(entries, "first") {
+        m.first =
+            [FirstMover::Seat, FirstMover::Ask, FirstMover::Random][doc.choice("first", "first mover", v, &FIRSTS)?];
+        if m.first == FirstMover::Ask && !players.iter().any(|p| p.kind == PlayerKind::Human) {
+            return Err(doc.err(
+                v.pos(),
+                "`first: ask` needs a `human` player to ask; allowed: seat, ask, random",
+            ));
+        }
     }
     Ok(m)
 }

@@ -85,7 +85,8 @@ join: { server: "127.0.0.1:7878", matches: 5 }
         s.match_settings,
         MatchSettings {
             games: 10,
-            swap_colors: false
+            swap_colors: false,
+            first: FirstMover::Seat,
         }
     );
     let names: Vec<&str> = s.players.iter().map(|p| p.name.as_str()).collect();
@@ -142,7 +143,8 @@ fn defaults_for_empty_files() {
             s.match_settings,
             MatchSettings {
                 games: 1,
-                swap_colors: true
+                swap_colors: true,
+                first: FirstMover::Seat,
             }
         );
         let names: Vec<&str> = s.players.iter().map(|p| p.name.as_str()).collect();
@@ -171,7 +173,7 @@ fn display_form() {
     let e = err("match:\n  gmes: 3\n");
     assert_eq!(
         e.to_string(),
-        "scenarios/test.yaml:2:3: unknown key `gmes` in `match`; did you mean `games`? allowed: games, swap_colors"
+        "scenarios/test.yaml:2:3: unknown key `gmes` in `match`; did you mean `games`? allowed: games, swap_colors, first"
     );
 }
 
@@ -185,7 +187,7 @@ fn typo_key_suggests_and_locates() {
         &[
             "unknown key `gmes` in `match`",
             "did you mean `games`?",
-            "allowed: games, swap_colors",
+            "allowed: games, swap_colors, first",
         ],
     );
     let e = err("seed: 1\ncolour: never\n");
@@ -569,4 +571,17 @@ fn player_spec_profile_without_kind() {
         1,
         &["the --player spec has no `kind` (nor does its profile `nokind`)"],
     );
+}
+
+#[test]
+fn who_moves_first() {
+    let s = parse("match: {first: ask}\nplayers: [{kind: human}, {kind: random}]\n").unwrap();
+    assert_eq!(s.match_settings.first, FirstMover::Ask);
+    let s = parse("match: {first: random}\n").unwrap();
+    assert_eq!(s.match_settings.first, FirstMover::Random);
+    assert_eq!(parse("name: x\n").unwrap().match_settings.first, FirstMover::Seat);
+    let e = err("match: {first: ask}\n");
+    assert_err(&e, 1, 16, &["`first: ask` needs a `human` player"]);
+    let e = err("match: {first: me}\n");
+    assert_err(&e, 1, 16, &["seat, ask, random"]);
 }

@@ -19,6 +19,9 @@
 //! | `self_play.workers` *(c4sim)* | whole number ≥ 0: self-play threads, each with its own inference; 0 = one per core (1 on a GPU) | `0` |
 //! | `self_play.concurrent_games` *(c4sim)* | whole number ≥ 0: games each worker advances at once, so the network sees batches of up to this many positions; 0 = auto (64 on CPU, 256 on a GPU, never more than the worker's share of games) | `0` |
 //! | `self_play.cache_size` *(c4sim)* | whole number ≥ 0: network outputs kept per worker, keyed by position; 0 turns the cache off | `200000` |
+//! | `self_play.full_search_share` *(c4sim)* | number in (0, 1]: playout cap randomization (KataGo): the share of moves searched with `mcts.simulations` and root noise; only these become training positions | `1` |
+//! | `self_play.fast_simulations` *(c4sim)* | whole number ≥ 1: simulations of the other (fast, noise-free, unrecorded) moves | `mcts.simulations` |
+//! | `self_play.q_weight` *(c4sim)* | number in [0, 1]: share of the value target taken from the root's search value q instead of the game result z: `(1 − w)·z + w·q` | `0` |
 //! | `optimizer.steps_per_iteration` | whole number ≥ 1 | `1000` |
 //! | `optimizer.batch_size` | whole number ≥ 2 | `64` |
 //! | `optimizer.learning_rate` | number > 0 | `0.001` |
@@ -29,7 +32,7 @@
 //! | `eval.every` | whole number ≥ 0: iterations between evaluations; 0 = never | `5` |
 //! | `eval.games` | whole number ≥ 1 | `200` |
 //! | `eval.opponent` | a player entry, as in `players` | `{kind: minimax, depth: 8}` |
-//! | `eval.openings` | `{plies: N}` (every opening of N plies) or `{file: PATH}` (one move string a line) | `{plies: 2}` |
+//! | `eval.openings` | `{plies: N}` (every opening of N plies, in an order fixed by `seed`; game 2k and 2k+1 play opening k with the colours swapped) or `{file: PATH}` (one move string a line, in file order) | `{plies: 2}` |
 //! | `eval.simulations` *(c4sim)* | whole number ≥ 1: the network player's simulations in evaluation | `mcts.simulations` |
 //! | `iterations` | whole number ≥ 1: the total, counting iterations done before a resume | `50` |
 //! | `device` | `auto` \| `cpu` \| `cuda` \| `metal` | `auto` |
@@ -61,7 +64,7 @@ pub struct MctsSettings {
 }
 
 /// `self_play:` how games are generated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SelfPlaySettings {
     pub games_per_iteration: u32,
     pub temperature_moves: u32,
@@ -70,6 +73,12 @@ pub struct SelfPlaySettings {
     /// 0 = auto.
     pub concurrent_games: u32,
     pub cache_size: u32,
+    /// Playout cap randomization: the share of full searches.
+    pub full_search_share: f32,
+    /// `None`: `mcts.simulations` (every search is full).
+    pub fast_simulations: Option<u32>,
+    /// Weight of the search value q in the value target.
+    pub q_weight: f32,
 }
 
 /// `optimizer:` AdamW on policy cross-entropy + value MSE.
@@ -151,6 +160,9 @@ impl Default for TrainSettings {
                 workers: 0,
                 concurrent_games: 0,
                 cache_size: 200_000,
+                full_search_share: 1.0,
+                fast_simulations: None,
+                q_weight: 0.0,
             },
             optimizer: OptimizerSettings {
                 steps_per_iteration: 1000,
@@ -209,12 +221,15 @@ const TRAIN_KEYS: [&str; 10] = [
 ];
 const NETWORK_KEYS: [&str; 3] = ["blocks", "channels", "value_hidden"];
 const MCTS_KEYS: [&str; 4] = ["simulations", "c_puct", "dirichlet_alpha", "dirichlet_weight"];
-const SELF_PLAY_KEYS: [&str; 5] = [
+const SELF_PLAY_KEYS: [&str; 8] = [
     "games_per_iteration",
     "temperature_moves",
     "workers",
     "concurrent_games",
     "cache_size",
+    "full_search_share",
+    "fast_simulations",
+    "q_weight",
 ];
 const OPTIMIZER_KEYS: [&str; 5] = [
     "steps_per_iteration",
@@ -324,6 +339,15 @@ pub(crate) fn parse_train(doc: Doc, v: &Node) -> Result<TrainSettings, ScenarioE
         u32_key(doc, e, "workers", 0, &mut sp.workers)?;
         u32_key(doc, e, "concurrent_games", 0, &mut sp.concurrent_games)?;
         u32_key(doc, e, "cache_size", 0, &mut sp.cache_size)?;
+        if let Some((_, v)) = get(e, "full_search_share") {
+            sp.full_search_share = number(doc, "full_search_share", v, 0.0, true, 1.0)? as f32;
+        }
+        if let Some((_, v)) = get(e, "fast_simulations") {
+            sp.fast_simulations = Some(doc.u32_at_least("fast_simulations", v, 1)?);
+        }
+        if let Some((_, v)) = get(e, "q_weight") {
+            sp.q_weight = number(doc, "q_weight", v, 0.0, false, 1.0)? as f32;
+        }
     }
     if let Some(e) = sub(
         doc,
@@ -505,6 +529,20 @@ mod tests {
         assert!(e.contains("at most 1024"), "{e}");
         let e = train("  batch: 5\n").unwrap_err();
         assert!(e.contains("unknown key `batch` in `train`"), "{e}");
+    }
+
+    #[test]
+    fn playout_caps_and_q_targets() {
+        let t = train("  self_play: { full_search_share: 0.25, fast_simulations: 30, q_weight: 0.5 }\n").unwrap();
+        assert_eq!(t.self_play.full_search_share, 0.25);
+        assert_eq!(t.self_play.fast_simulations, Some(30));
+        assert_eq!(t.self_play.q_weight, 0.5);
+        let e = train("  self_play: { full_search_share: 0 }\n").unwrap_err();
+        assert!(e.contains("`full_search_share` must be more than 0"), "{e}");
+        let e = train("  self_play: { q_weight: 1.5 }\n").unwrap_err();
+        assert!(e.contains("at most 1"), "{e}");
+        let e = train("  self_play: { fast_simulations: 0 }\n").unwrap_err();
+        assert!(e.contains("at least 1"), "{e}");
     }
 
     #[test]

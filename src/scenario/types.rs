@@ -107,6 +107,18 @@ pub struct Limits {
 pub struct MatchSettings {
     pub games: u32,
     pub swap_colors: bool,
+    pub first: FirstMover,
+}
+
+/// `match.first`: who takes RED and the first move in game 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FirstMover {
+    /// The first player entry.
+    Seat,
+    /// The person at the terminal says, before the first game.
+    Ask,
+    /// Drawn from the scenario's seed.
+    Random,
 }
 
 #[derive(Clone, Debug, PartialEq)]

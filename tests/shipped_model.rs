@@ -1,0 +1,123 @@
+//! End-to-end tests of the shipped AlphaZero model (`models/connect4-6x7`,
+//! `players/alphazero.yaml`) through the README's main command,
+//! `c4sim run scenarios/human_vs_az.yaml`, with a person's answers piped
+//! into standard input, and through `c4sim analyze --player alphazero`.
+
+mod common;
+
+use common::{c4sim, events, game_overs, parse_events};
+use std::time::Duration;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The person's side of a game: who moves first, then columns 1..7 over
+/// and over (a full column is refused and asked again, as for any person).
+fn script(first: &str) -> String {
+    let mut s = format!("{first}\n");
+    for _ in 0..6 {
+        s.push_str("1\n2\n3\n4\n5\n6\n7\n");
+    }
+    s
+}
+
+fn play(first: &str, json: bool) -> std::process::Output {
+    let mut cmd = c4sim();
+    cmd.current_dir(ROOT).args(["run", "scenarios/human_vs_az.yaml"]);
+    if json {
+        cmd.arg("--json");
+    }
+    cmd.write_stdin(script(first))
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn human_vs_az_plays_to_the_end_with_the_ai_moving_first() {
+    let out = play("2", false);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Who moves first? 1 = You, 2 = AlphaZero"), "{stdout}");
+    // The AI moves first: its move comes before any prompt for the person.
+    let first_ai = stdout.find("(AlphaZero) played column").expect("the AI moved");
+    let first_prompt = stdout.find("your move").expect("the person was asked");
+    assert!(first_ai < first_prompt, "{stdout}");
+    // Its thinking after each of its moves, and a finished game.
+    assert!(stdout.contains("AlphaZero expects to score"), "{stdout}");
+    assert!(stdout.contains("Game over!"), "{stdout}");
+    // A person playing columns in turn is no match for the trained network.
+    assert!(stdout.contains("(AlphaZero) wins"), "{stdout}");
+    assert!(stdout.contains("Summary after 1 game"), "{stdout}");
+}
+
+#[test]
+fn human_vs_az_with_the_person_first_in_json() {
+    let out = play("", true);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Prompts go to stderr when stdout carries JSON.
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Who moves first?"));
+    let all = parse_events(&out.stdout);
+    let start = events(&all, "game_start");
+    assert_eq!(start[0]["players"], serde_json::json!(["You", "AlphaZero"]));
+    let over = game_overs(&all);
+    assert_eq!(over.len(), 1);
+    assert_eq!(over[0]["winner"], "AlphaZero", "{over:?}");
+    // Every move of the AI carries its note.
+    let ai_moves: Vec<_> = events(&all, "move")
+        .into_iter()
+        .filter(|m| m["player"] == "AlphaZero")
+        .collect();
+    assert!(!ai_moves.is_empty());
+    assert!(ai_moves
+        .iter()
+        .all(|m| m["note"].as_str().is_some_and(|n| n.contains("expects to score"))));
+}
+
+#[test]
+fn a_bad_answer_to_who_moves_first_is_asked_again() {
+    let mut cmd = c4sim();
+    let out = cmd
+        .current_dir(ROOT)
+        .args(["run", "scenarios/human_vs_az.yaml"])
+        .write_stdin("9\nnobody\nalphazero\nquit\n")
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert_eq!(stdout.matches("Who moves first?").count(), 3, "{stdout}");
+    assert!(stdout.contains("Type a number from 1 to 2 or a name."), "{stdout}");
+    // `alphazero` by name: the AI opened, then the person resigned.
+    assert!(stdout.find("(AlphaZero) played column").unwrap() < stdout.find("your move").unwrap());
+}
+
+#[test]
+fn analyze_with_the_shipped_profile_answers_positions_from_stdin() {
+    let out = c4sim()
+        .current_dir(ROOT)
+        .args(["analyze", "--player", "alphazero"])
+        .write_stdin("\n445566\n4455\n")
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines = parse_events(&out.stdout);
+    assert_eq!(lines.len(), 3);
+    // The empty board: the centre. Red to move with 4-5-6 on the bottom row:
+    // either end wins at once. Red with 4-5 on the bottom row and both sides
+    // free: 3 or 6 makes an open three, two threats Yellow cannot both stop.
+    assert_eq!(lines[0]["position"], "");
+    assert_eq!(lines[0]["column"], 4);
+    assert!([3, 7].contains(&lines[1]["column"].as_u64().unwrap()), "{:?}", lines[1]);
+    assert!([3, 6].contains(&lines[2]["column"].as_u64().unwrap()), "{:?}", lines[2]);
+    for l in &lines {
+        let scores = l["scores"].as_array().unwrap();
+        assert_eq!(scores.len(), 7);
+        let shares: f64 = scores.iter().map(|s| s["share"].as_f64().unwrap()).sum();
+        assert!((shares - 1.0).abs() < 1e-3, "{l:?}");
+    }
+}
