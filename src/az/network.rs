@@ -42,6 +42,14 @@ pub struct NetShape {
 }
 
 impl NetShape {
+    /// Whether weights trained for `from` can seed this shape by adding
+    /// residual blocks (same board, width and value head; more blocks).
+    pub fn grows_from(&self, from: &NetShape) -> bool {
+        self.blocks > from.blocks
+            && (self.rows, self.cols, self.channels, self.value_hidden)
+                == (from.rows, from.cols, from.channels, from.value_hidden)
+    }
+
     pub fn cells(&self) -> usize {
         self.rows * self.cols
     }
@@ -423,6 +431,43 @@ impl Net {
         Ok(net)
     }
 
+    /// Loads weights saved for `from` (see [`NetShape::grows_from`]) into
+    /// the deeper `shape`: the saved blocks come first and every new block
+    /// starts as an identity — its second batch norm's scale is zero, so it
+    /// adds nothing to the residual stream (`relu(0 + h) = h` for `h ≥ 0`).
+    /// The grown network computes exactly what the saved one did, and
+    /// training then uses the extra depth where it helps.
+    pub fn load_grown(shape: NetShape, from: NetShape, path: &Path, device: &Device) -> Result<Self> {
+        if !shape.grows_from(&from) {
+            candle_core::bail!(
+                "a {} × {} network cannot grow into {} × {}",
+                from.blocks,
+                from.channels,
+                shape.blocks,
+                shape.channels
+            );
+        }
+        let net = Net::new(shape, 0x6772_6f77, device)?;
+        let saved = candle_core::safetensors::load(path, device)?;
+        for (name, v, _) in net.named() {
+            match saved.get(&name) {
+                Some(t) if t.dims() == v.dims() => v.set(&t.to_dtype(DType::F32)?)?,
+                Some(t) => candle_core::bail!(
+                    "tensor `{name}` has shape {:?}, the network expects {:?}",
+                    t.dims(),
+                    v.dims()
+                ),
+                None if name.starts_with("block") => {
+                    if name.ends_with("conv2.gamma") {
+                        v.set(&v.zeros_like()?)?;
+                    }
+                }
+                None => candle_core::bail!("the weights have no tensor `{name}`"),
+            }
+        }
+        Ok(net)
+    }
+
     /// Copies tensors by name (all must be present, with matching shapes).
     pub fn set_from(&self, saved: &HashMap<String, Tensor>) -> Result<()> {
         for (name, v, _) in self.named() {
@@ -571,6 +616,16 @@ impl AdamW {
 
     /// Restores the moments saved by [`AdamW::save`] and the step count.
     pub fn load(&mut self, net: &Net, path: &Path, step: u64) -> Result<()> {
+        self.load_some(net, path, step, false)
+    }
+
+    /// As [`AdamW::load`] for a grown network ([`Net::load_grown`]): the
+    /// new blocks' moments start at zero.
+    pub fn load_grown(&mut self, net: &Net, path: &Path, step: u64) -> Result<()> {
+        self.load_some(net, path, step, true)
+    }
+
+    fn load_some(&mut self, net: &Net, path: &Path, step: u64, new_blocks: bool) -> Result<()> {
         let saved = candle_core::safetensors::load(path, &net.device)?;
         let trained: Vec<String> = net
             .named()
@@ -585,6 +640,9 @@ impl AdamW {
                     .cloned()
                     .ok_or_else(|| candle_core::Error::Msg(format!("the optimizer state has no tensor `{k}`")))
             };
+            if new_blocks && name.starts_with("block") && !saved.contains_key(&format!("m.{name}")) {
+                continue;
+            }
             *m = get(format!("m.{name}"))?;
             *s = get(format!("v.{name}"))?;
         }
@@ -617,6 +675,59 @@ mod tests {
         for x in v.to_vec1::<f32>().unwrap() {
             assert!((-1.0..=1.0).contains(&x));
         }
+    }
+
+    /// A grown network computes what the saved one did, on any input.
+    #[test]
+    fn a_grown_network_starts_as_the_saved_one() {
+        let dev = Device::Cpu;
+        let dir = tempfile::tempdir().unwrap();
+        let from = small();
+        let net = Net::new(from, 4, &dev).unwrap();
+        let mut opt = AdamW::new(&net, 1e-2, 1e-4).unwrap();
+        // Train a little so that batch-norm statistics and moments are not defaults.
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let x = Tensor::from_vec(
+            (0..8 * 60).map(|_| rng.gen_range(0..2) as f32).collect::<Vec<_>>(),
+            (8, 4, 5, 3),
+            &dev,
+        )
+        .unwrap();
+        let p = Tensor::from_vec(vec![0.2f32; 8 * 5], (8, 5), &dev).unwrap();
+        let z = Tensor::from_vec(vec![0.5f32; 8], 8, &dev).unwrap();
+        for _ in 0..3 {
+            let (l, _, _) = net.loss(&x, &p, &z).unwrap();
+            opt.step(&net, &l).unwrap();
+        }
+        net.save(&dir.path().join("m.safetensors")).unwrap();
+        opt.save(&net, &dir.path().join("o.safetensors")).unwrap();
+        let shape = NetShape { blocks: 3, ..from };
+        assert!(shape.grows_from(&from) && !from.grows_from(&shape));
+        assert!(!NetShape { channels: 16, ..shape }.grows_from(&from));
+        let grown = Net::load_grown(shape, from, &dir.path().join("m.safetensors"), &dev).unwrap();
+        let (l0, v0) = net.forward(&x, false).unwrap();
+        let (l1, v1) = grown.forward(&x, false).unwrap();
+        let diff = |a: &Tensor, b: &Tensor| {
+            (a - b)
+                .unwrap()
+                .abs()
+                .unwrap()
+                .max_all()
+                .unwrap()
+                .to_scalar::<f32>()
+                .unwrap()
+        };
+        assert!(diff(&l0, &l1) < 1e-5 && diff(&v0, &v1) < 1e-5);
+        let mut gopt = AdamW::new(&grown, 1e-2, 1e-4).unwrap();
+        assert!(gopt.load(&grown, &dir.path().join("o.safetensors"), 3).is_err());
+        gopt.load_grown(&grown, &dir.path().join("o.safetensors"), 3).unwrap();
+        // And it trains.
+        let before = grown.loss(&x, &p, &z).unwrap().0.to_scalar::<f32>().unwrap();
+        for _ in 0..5 {
+            let (l, _, _) = grown.loss(&x, &p, &z).unwrap();
+            gopt.step(&grown, &l).unwrap();
+        }
+        assert!(grown.loss(&x, &p, &z).unwrap().0.to_scalar::<f32>().unwrap() < before);
     }
 
     #[test]

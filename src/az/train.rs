@@ -158,7 +158,15 @@ impl TrainState {
                         board
                     ));
                 }
-                if meta.network != shape {
+                let grow = shape.grows_from(&meta.network);
+                if grow {
+                    tracing::warn!(
+                        "growing the network from {} to {} blocks; the new blocks start as identities",
+                        meta.network.blocks,
+                        shape.blocks
+                    );
+                }
+                if meta.network != shape && !grow {
                     return Err(format!(
                         "{} holds a network of {} blocks × {} channels (value head {}), but `train.network` asks \
                          for {} × {} ({}): use another `out`, or `resume: false` to start over",
@@ -171,11 +179,20 @@ impl TrainState {
                         shape.value_hidden
                     ));
                 }
-                let net = Net::load(shape, &dir.join(MODEL_FILE), &device).map_err(candle)?;
+                let net = if grow {
+                    Net::load_grown(shape, meta.network, &dir.join(MODEL_FILE), &device)
+                } else {
+                    Net::load(shape, &dir.join(MODEL_FILE), &device)
+                }
+                .map_err(candle)?;
                 let mut opt = AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay)
                     .map_err(candle)?;
-                opt.load(&net, &dir.join(OPTIMIZER_FILE), meta.optimizer_step)
-                    .map_err(candle)?;
+                if grow {
+                    opt.load_grown(&net, &dir.join(OPTIMIZER_FILE), meta.optimizer_step)
+                } else {
+                    opt.load(&net, &dir.join(OPTIMIZER_FILE), meta.optimizer_step)
+                }
+                .map_err(candle)?;
                 let replay = Replay::load(&dir.join(REPLAY_FILE), capacity)
                     .map_err(|e| format!("{}: {e}", dir.join(REPLAY_FILE).display()))?;
                 (net, opt, replay, meta.metrics, meta.iteration)
