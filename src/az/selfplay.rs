@@ -263,11 +263,7 @@ impl<B: Bits> Slot<B> {
                 .history
                 .iter()
                 .map(|&(ply, ref p, ref pol, q)| {
-                    let z = match winner {
-                        None => 0.0,
-                        Some(w) if w == ply % 2 => 1.0,
-                        Some(_) => -1.0,
-                    };
+                    let z = result_for(winner, ply);
                     Sample::new(p, cells, pol, (1.0 - cfg.q_weight) * z + cfg.q_weight * q)
                 })
                 .collect();
@@ -287,6 +283,16 @@ impl<B: Bits> Slot<B> {
                 .add_root_noise(&mut self.rng, cfg.dirichlet_alpha, cfg.dirichlet_weight);
         }
         None
+    }
+}
+
+/// The game's result for the player to move at `ply` (0 moved first):
+/// +1 they went on to win, −1 lose, 0 draw.
+fn result_for(winner: Option<usize>, ply: usize) -> f32 {
+    match winner {
+        None => 0.0,
+        Some(w) if w == ply % 2 => 1.0,
+        Some(_) => -1.0,
     }
 }
 
@@ -458,12 +464,7 @@ mod tests {
             assert_eq!(game.samples.len(), game.moves.len());
             for (ply, s) in game.samples.iter().enumerate() {
                 assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
-                let expect = match game.winner {
-                    None => 0.0,
-                    Some(w) if w == ply % 2 => 1.0,
-                    Some(_) => -1.0,
-                };
-                assert_eq!(s.value, expect);
+                assert_eq!(s.value, result_for(game.winner, ply));
             }
         }
     }
@@ -493,11 +494,7 @@ mod tests {
         for game in &games {
             for s in &game.samples {
                 let ply = (s.mine.iter().chain(&s.theirs).map(|w| w.count_ones()).sum::<u32>()) as usize;
-                let z = match game.winner {
-                    None => 0.0,
-                    Some(w) if w == ply % 2 => 1.0,
-                    Some(_) => -1.0,
-                };
+                let z = result_for(game.winner, ply);
                 let q = (s.value - 0.5 * z) / 0.5;
                 assert!((-1.0001..=1.0001).contains(&q), "value {} for z {z}", s.value);
                 mixed += usize::from(s.value != z);
