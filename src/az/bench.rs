@@ -378,6 +378,7 @@ pub fn selfplay_bench(
             full_search_share: 1.0,
             fast_simulations: simulations,
             q_weight: 0.0,
+            random_opening_plies: 0,
             concurrent: conc.min((games as usize).div_ceil(w)).max(1),
             cache_size: 200_000,
         };

@@ -43,6 +43,12 @@ pub struct SelfPlayConfig {
     /// is noisy (one random game), the root's search value `q` is not, but
     /// is only as good as the network; mixing them learns faster.
     pub q_weight: f32,
+    /// Each game first plays k uniformly random moves, k drawn from
+    /// `0..=random_opening_plies` (not searched, not recorded): games then
+    /// also start from the odd positions that opening suites and people
+    /// bring, which a network trained only on its own favourite openings
+    /// has rarely seen.
+    pub random_opening_plies: u32,
     /// Games advanced at once by one worker (the largest network batch).
     pub concurrent: usize,
     /// Cached network outputs per worker (0: no cache).
@@ -126,12 +132,14 @@ enum Step {
 }
 
 impl<B: Bits> Slot<B> {
-    fn new(index: u64, seed: u64, cfg: &SelfPlayConfig) -> Self {
+    fn new(geo: &Geometry<B>, index: u64, seed: u64, cfg: &SelfPlayConfig) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, index, 0x5e1f));
+        let (pos, moves) = random_opening(geo, cfg.random_opening_plies, &mut rng);
         let mut slot = Slot {
             index,
-            tree: Tree::new(Position::empty()),
-            rng: ChaCha8Rng::seed_from_u64(derive_seed(seed, index, 0x5e1f)),
-            moves: Vec::new(),
+            tree: Tree::new(pos),
+            rng,
+            moves,
             history: Vec::new(),
             sims_done: 0,
             full: true,
@@ -286,6 +294,34 @@ impl<B: Bits> Slot<B> {
     }
 }
 
+/// Up to `max_plies` uniformly random moves (their number drawn from
+/// `0..=max_plies`), never one that ends the game. Draws nothing at 0, so
+/// games are the same as before the option existed.
+fn random_opening<B: Bits>(geo: &Geometry<B>, max_plies: u32, rng: &mut ChaCha8Rng) -> (Position<B>, Vec<usize>) {
+    let mut pos = Position::empty();
+    let mut moves = Vec::new();
+    if max_plies == 0 {
+        return (pos, moves);
+    }
+    let k = rng.gen_range(0..=max_plies);
+    for _ in 0..k {
+        let safe: Vec<(usize, Position<B>)> = (0..geo.cfg.cols)
+            .filter(|&c| pos.legal_mask(geo) >> c & 1 == 1)
+            .filter_map(|c| match pos.play(geo, c) {
+                (next, Status::Ongoing) => Some((c, next)),
+                _ => None,
+            })
+            .collect();
+        if safe.is_empty() {
+            break;
+        }
+        let (c, next) = safe[rng.gen_range(0..safe.len())];
+        moves.push(c);
+        pos = next;
+    }
+    (pos, moves)
+}
+
 /// The game's result for the player to move at `ply` (0 moved first):
 /// +1 they went on to win, −1 lose, 0 draw.
 fn result_for(winner: Option<usize>, ply: usize) -> f32 {
@@ -328,7 +364,7 @@ pub fn play_games<B: Bits>(
                     if next >= end {
                         break;
                     }
-                    *slot = Some(Slot::new(next, seed, cfg));
+                    *slot = Some(Slot::new(geo, next, seed, cfg));
                     next += 1;
                 }
                 let s = slot.as_mut().expect("filled above");
@@ -437,6 +473,7 @@ mod tests {
             full_search_share: 1.0,
             fast_simulations: 16,
             q_weight: 0.0,
+            random_opening_plies: 0,
             concurrent,
             cache_size: 1000,
         }
@@ -501,6 +538,28 @@ mod tests {
             }
         }
         assert!(mixed > 0, "some targets move away from the bare result");
+    }
+
+    /// Random openings: games start with 0..=N random moves (no game
+    /// ends in them), and the samples after them are labelled as usual.
+    #[test]
+    fn random_openings() {
+        let (g, net) = setup(4, 5, 3);
+        let done = AtomicU64::new(0);
+        let mut c = cfg(4);
+        c.random_opening_plies = 3;
+        let (games, _) = play_games(&g, &c, &mut CpuEvaluator::new(net), 0, 24, 5, &done);
+        let firsts: std::collections::HashSet<Vec<usize>> = games.iter().map(|g| g.moves[..2].to_vec()).collect();
+        assert!(firsts.len() > 5, "openings vary: {firsts:?}");
+        for game in &games {
+            let opening = game.moves.len() - game.samples.len();
+            assert!(opening <= 3, "{opening} unsearched moves");
+            for s in &game.samples {
+                let ply = (s.mine.iter().chain(&s.theirs).map(|w| w.count_ones()).sum::<u32>()) as usize;
+                assert!(ply >= opening);
+                assert_eq!(s.value, result_for(game.winner, ply));
+            }
+        }
     }
 
     /// A game's moves depend on its number and the seed, not on how many

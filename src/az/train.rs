@@ -88,7 +88,8 @@ fn settings_json(t: &TrainSettings) -> serde_json::Value {
                        "workers": t.self_play.workers, "concurrent_games": t.self_play.concurrent_games,
                        "cache_size": t.self_play.cache_size, "full_search_share": t.self_play.full_search_share,
                        "fast_simulations": t.self_play.fast_simulations.unwrap_or(t.mcts.simulations),
-                       "q_weight": t.self_play.q_weight },
+                       "q_weight": t.self_play.q_weight,
+                       "random_opening_plies": t.self_play.random_opening_plies },
         "optimizer": { "steps_per_iteration": t.optimizer.steps_per_iteration, "batch_size": t.optimizer.batch_size,
                        "learning_rate": t.optimizer.learning_rate, "weight_decay": t.optimizer.weight_decay,
                        "threads": t.optimizer.threads },
@@ -267,6 +268,7 @@ impl TrainState {
             full_search_share: s.self_play.full_search_share,
             fast_simulations: s.self_play.fast_simulations.unwrap_or(s.mcts.simulations),
             q_weight: s.self_play.q_weight,
+            random_opening_plies: s.self_play.random_opening_plies,
             concurrent,
             cache_size: s.self_play.cache_size as usize,
         };

@@ -21,6 +21,7 @@
 //! | `self_play.cache_size` *(c4sim)* | whole number ≥ 0: network outputs kept per worker, keyed by position; 0 turns the cache off | `200000` |
 //! | `self_play.full_search_share` *(c4sim)* | number in (0, 1]: playout cap randomization (KataGo): the share of moves searched with `mcts.simulations` and root noise; only these become training positions | `1` |
 //! | `self_play.fast_simulations` *(c4sim)* | whole number ≥ 1: simulations of the other (fast, noise-free, unrecorded) moves | `mcts.simulations` |
+//! | `self_play.random_opening_plies` *(c4sim)* | whole number ≥ 0: each game first plays k uniformly random moves, k drawn from 0..=N (not searched, not recorded), so the network also learns the odd positions opening suites and people bring | `0` |
 //! | `self_play.q_weight` *(c4sim)* | number in [0, 1]: share of the value target taken from the root's search value q instead of the game result z: `(1 − w)·z + w·q` | `0` |
 //! | `optimizer.steps_per_iteration` | whole number ≥ 1 | `1000` |
 //! | `optimizer.batch_size` | whole number ≥ 2 | `64` |
@@ -79,6 +80,7 @@ pub struct SelfPlaySettings {
     pub fast_simulations: Option<u32>,
     /// Weight of the search value q in the value target.
     pub q_weight: f32,
+    pub random_opening_plies: u32,
 }
 
 /// `optimizer:` AdamW on policy cross-entropy + value MSE.
@@ -163,6 +165,7 @@ impl Default for TrainSettings {
                 full_search_share: 1.0,
                 fast_simulations: None,
                 q_weight: 0.0,
+                random_opening_plies: 0,
             },
             optimizer: OptimizerSettings {
                 steps_per_iteration: 1000,
@@ -221,7 +224,7 @@ const TRAIN_KEYS: [&str; 10] = [
 ];
 const NETWORK_KEYS: [&str; 3] = ["blocks", "channels", "value_hidden"];
 const MCTS_KEYS: [&str; 4] = ["simulations", "c_puct", "dirichlet_alpha", "dirichlet_weight"];
-const SELF_PLAY_KEYS: [&str; 8] = [
+const SELF_PLAY_KEYS: [&str; 9] = [
     "games_per_iteration",
     "temperature_moves",
     "workers",
@@ -230,6 +233,7 @@ const SELF_PLAY_KEYS: [&str; 8] = [
     "full_search_share",
     "fast_simulations",
     "q_weight",
+    "random_opening_plies",
 ];
 const OPTIMIZER_KEYS: [&str; 5] = [
     "steps_per_iteration",
@@ -345,6 +349,7 @@ pub(crate) fn parse_train(doc: Doc, v: &Node) -> Result<TrainSettings, ScenarioE
         if let Some((_, v)) = get(e, "fast_simulations") {
             sp.fast_simulations = Some(doc.u32_at_least("fast_simulations", v, 1)?);
         }
+        u32_key(doc, e, "random_opening_plies", 0, &mut sp.random_opening_plies)?;
         if let Some((_, v)) = get(e, "q_weight") {
             sp.q_weight = number(doc, "q_weight", v, 0.0, false, 1.0)? as f32;
         }
@@ -533,7 +538,11 @@ mod tests {
 
     #[test]
     fn playout_caps_and_q_targets() {
-        let t = train("  self_play: { full_search_share: 0.25, fast_simulations: 30, q_weight: 0.5 }\n").unwrap();
+        let t = train(
+            "  self_play: { full_search_share: 0.25, fast_simulations: 30, q_weight: 0.5, random_opening_plies: 4 }\n",
+        )
+        .unwrap();
+        assert_eq!(t.self_play.random_opening_plies, 4);
         assert_eq!(t.self_play.full_search_share, 0.25);
         assert_eq!(t.self_play.fast_simulations, Some(30));
         assert_eq!(t.self_play.q_weight, 0.5);
