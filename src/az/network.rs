@@ -195,11 +195,28 @@ impl ConvBn {
         let y = unfolded
             .reshape((n * h * w, self.k * self.k * c))?
             .matmul(self.w.as_tensor())?;
+        let y = self.batch_norm(&y, &[0], (1, self.cout), train)?;
+        y.reshape((n, h, w, self.cout))
+    }
+
+    /// Batch norm of `y` per channel: statistics over the axes `reduce`
+    /// (every axis but the channel's), the per-channel vectors seen in the
+    /// `channel_shape` that broadcasts against `y`. Training normalises by
+    /// the batch's statistics and moves the running ones towards them
+    /// (unbiased variance); inference uses the running ones.
+    fn batch_norm<S: Into<Shape> + Copy>(
+        &self,
+        y: &Tensor,
+        reduce: &[usize],
+        channel_shape: S,
+        train: bool,
+    ) -> Result<Tensor> {
+        let per_channel = |v: &Var| v.as_tensor().reshape(channel_shape);
         let y = if train {
-            let mean = y.mean_keepdim(0)?;
+            let mean = y.mean_keepdim(reduce)?;
             let centred = y.broadcast_sub(&mean)?;
-            let var = centred.sqr()?.mean_keepdim(0)?;
-            let rows = (n * h * w) as f64;
+            let var = centred.sqr()?.mean_keepdim(reduce)?;
+            let rows = (y.elem_count() / self.cout) as f64;
             let unbiased = (var.detach() * (rows / (rows - 1.0).max(1.0)))?;
             let m = ((self.mean.as_tensor() * (1.0 - BN_MOMENTUM))? + (mean.detach().flatten_all()? * BN_MOMENTUM)?)?;
             let v = ((self.var.as_tensor() * (1.0 - BN_MOMENTUM))? + (unbiased.flatten_all()? * BN_MOMENTUM)?)?;
@@ -207,13 +224,11 @@ impl ConvBn {
             self.var.set(&v.detach())?;
             centred.broadcast_div(&(var + BN_EPS)?.sqrt()?)?
         } else {
-            let inv = (self.var.as_tensor() + BN_EPS)?.sqrt()?.recip()?;
-            y.broadcast_sub(self.mean.as_tensor())?.broadcast_mul(&inv)?
+            let inv = (per_channel(&self.var)? + BN_EPS)?.sqrt()?.recip()?;
+            y.broadcast_sub(&per_channel(&self.mean)?)?.broadcast_mul(&inv)?
         };
-        let y = y
-            .broadcast_mul(self.gamma.as_tensor())?
-            .broadcast_add(self.beta.as_tensor())?;
-        y.reshape((n, h, w, self.cout))
+        y.broadcast_mul(&per_channel(&self.gamma)?)?
+            .broadcast_add(&per_channel(&self.beta)?)
     }
 
     /// The same layer on `[N, cin, H, W]` through candle's own `conv2d`
@@ -227,26 +242,7 @@ impl ConvBn {
             .permute((3, 2, 0, 1))?
             .contiguous()?;
         let y = x.conv2d(&w, self.k / 2, 1, 1, 1)?;
-        let shape = (1, self.cout, 1, 1);
-        let y = if train {
-            let mean = y.mean_keepdim((0, 2, 3))?;
-            let centred = y.broadcast_sub(&mean)?;
-            let var = centred.sqr()?.mean_keepdim((0, 2, 3))?;
-            let (n, _, h, w) = y.dims4()?;
-            let rows = (n * h * w) as f64;
-            let unbiased = (var.detach() * (rows / (rows - 1.0).max(1.0)))?;
-            let m = ((self.mean.as_tensor() * (1.0 - BN_MOMENTUM))? + (mean.detach().flatten_all()? * BN_MOMENTUM)?)?;
-            let v = ((self.var.as_tensor() * (1.0 - BN_MOMENTUM))? + (unbiased.flatten_all()? * BN_MOMENTUM)?)?;
-            self.mean.set(&m.detach())?;
-            self.var.set(&v.detach())?;
-            centred.broadcast_div(&(var + BN_EPS)?.sqrt()?)?
-        } else {
-            let inv = (self.var.as_tensor() + BN_EPS)?.sqrt()?.recip()?.reshape(shape)?;
-            y.broadcast_sub(&self.mean.as_tensor().reshape(shape)?)?
-                .broadcast_mul(&inv)?
-        };
-        y.broadcast_mul(&self.gamma.as_tensor().reshape(shape)?)?
-            .broadcast_add(&self.beta.as_tensor().reshape(shape)?)
+        self.batch_norm(&y, &[0, 2, 3], (1, self.cout, 1, 1), train)
     }
 
     fn named<'a>(&'a self, prefix: &str, out: &mut Vec<(String, &'a Var, bool)>) {

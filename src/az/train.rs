@@ -339,34 +339,20 @@ impl TrainState {
         if self.device.is_cpu() {
             return self.train_steps_host(it);
         }
-        let o = self.settings.optimizer;
         let (rows, cols) = (self.cfg.rows, self.cfg.cols);
-        let n = o.batch_size as usize;
-        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(self.seed, it as u64, 0x0b7a));
-        let mut b = Batch::default();
-        let pb = bar(o.steps_per_iteration as u64, "steps");
-        pb.set_prefix(format!("train {it}"));
-        let (mut pl_sum, mut vl_sum) = (0.0, 0.0);
-        for _ in 0..o.steps_per_iteration {
-            self.replay.batch(&mut rng, n, rows, cols, &mut b);
-            let xt = Tensor::from_slice(&b.planes, (n, rows, cols, PLANES), &self.device)?;
-            let pt = Tensor::from_slice(&b.policy, (n, cols), &self.device)?;
-            let zt = Tensor::from_slice(&b.value, n, &self.device)?;
-            let (loss, pl, vl) = self.net.loss(&xt, &pt, &zt)?;
-            self.opt.step(&self.net, &loss)?;
-            pl_sum += pl.to_scalar::<f32>()? as f64;
-            vl_sum += vl.to_scalar::<f32>()? as f64;
-            pb.inc(1);
-        }
-        pb.finish_and_clear();
-        let steps = o.steps_per_iteration as u64;
-        Ok((pl_sum / steps as f64, vl_sum / steps as f64, steps))
+        let (net, opt, device) = (&self.net, &mut self.opt, &self.device);
+        run_steps(&self.replay, &self.settings, self.seed, it, (rows, cols), |b, n| {
+            let xt = Tensor::from_slice(&b.planes, (n, rows, cols, PLANES), device)?;
+            let pt = Tensor::from_slice(&b.policy, (n, cols), device)?;
+            let zt = Tensor::from_slice(&b.value, n, device)?;
+            let (loss, pl, vl) = net.loss(&xt, &pt, &zt)?;
+            opt.step(net, &loss)?;
+            Ok((pl.to_scalar::<f32>()?, vl.to_scalar::<f32>()?))
+        })
     }
 
     fn train_steps_host(&mut self, it: u32) -> candle_core::Result<(f64, f64, u64)> {
         let o = self.settings.optimizer;
-        let (rows, cols) = (self.cfg.rows, self.cfg.cols);
-        let n = o.batch_size as usize;
         let threads = match o.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             t => t as usize,
@@ -379,23 +365,14 @@ impl TrainState {
             o.weight_decay as f32,
             threads,
         )?;
-        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(self.seed, it as u64, 0x0b7a));
-        let mut b = Batch::default();
-        let pb = bar(o.steps_per_iteration as u64, "steps");
-        pb.set_prefix(format!("train {it}"));
-        let (mut pl_sum, mut vl_sum) = (0.0, 0.0);
-        for _ in 0..o.steps_per_iteration {
-            self.replay.batch(&mut rng, n, rows, cols, &mut b);
+        let dims = (self.cfg.rows, self.cfg.cols);
+        let losses = run_steps(&self.replay, &self.settings, self.seed, it, dims, |b, n| {
             let l = host.step(&b.planes, &b.policy, &b.value, n);
-            pl_sum += l.policy as f64;
-            vl_sum += l.value as f64;
-            pb.inc(1);
-        }
-        pb.finish_and_clear();
+            Ok((l.policy, l.value))
+        })?;
         self.net.set_from_host(&host.weights())?;
         self.opt.set_host_moments(&self.net, &host.moments(), host.step)?;
-        let steps = o.steps_per_iteration as u64;
-        Ok((pl_sum / steps as f64, vl_sum / steps as f64, steps))
+        Ok(losses)
     }
 
     /// Writes the checkpoint for the iteration in `row`, then the metrics
@@ -450,6 +427,37 @@ impl TrainState {
         let every = self.settings.eval.every;
         every > 0 && (it % every == 0 || it == self.settings.iterations)
     }
+}
+
+/// The optimizer-step loop both trainers share: `steps_per_iteration`
+/// batches drawn from `replay` (seeded by the run's seed and iteration),
+/// each given to `step`, which returns its (policy, value) losses; a
+/// progress bar. Returns the mean losses and the number of steps.
+fn run_steps(
+    replay: &Replay,
+    settings: &TrainSettings,
+    seed: u64,
+    it: u32,
+    (rows, cols): (usize, usize),
+    mut step: impl FnMut(&Batch, usize) -> candle_core::Result<(f32, f32)>,
+) -> candle_core::Result<(f64, f64, u64)> {
+    let o = settings.optimizer;
+    let n = o.batch_size as usize;
+    let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, it as u64, 0x0b7a));
+    let mut b = Batch::default();
+    let pb = bar(o.steps_per_iteration as u64, "steps");
+    pb.set_prefix(format!("train {it}"));
+    let (mut pl_sum, mut vl_sum) = (0.0, 0.0);
+    for _ in 0..o.steps_per_iteration {
+        replay.batch(&mut rng, n, rows, cols, &mut b);
+        let (pl, vl) = step(&b, n)?;
+        pl_sum += pl as f64;
+        vl_sum += vl as f64;
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let steps = o.steps_per_iteration as u64;
+    Ok((pl_sum / steps as f64, vl_sum / steps as f64, steps))
 }
 
 /// Plays the evaluation games of iteration `it` through the referee:
