@@ -446,38 +446,41 @@ impl Net {
         let net = Net::new(shape, 0x6772_6f77, device)?;
         let saved = candle_core::safetensors::load(path, device)?;
         for (name, v, _) in net.named() {
-            match saved.get(&name) {
-                Some(t) if t.dims() == v.dims() => v.set(&t.to_dtype(DType::F32)?)?,
-                Some(t) => candle_core::bail!(
-                    "tensor `{name}` has shape {:?}, the network expects {:?}",
-                    t.dims(),
-                    v.dims()
-                ),
-                None if name.starts_with("block") => {
-                    if name.ends_with("conv2.gamma") {
-                        v.set(&v.zeros_like()?)?;
-                    }
-                }
-                None => candle_core::bail!("the weights have no tensor `{name}`"),
+            if !net.copy_named(&saved, &name, v, |n| n.starts_with("block"))? && name.ends_with("conv2.gamma") {
+                v.set(&v.zeros_like()?)?;
             }
         }
         Ok(net)
     }
 
+    /// Copies tensor `name` from `saved` into `v`, checking its shape;
+    /// returns false when it is absent and `may_miss(name)` allows that.
+    fn copy_named(
+        &self,
+        saved: &HashMap<String, Tensor>,
+        name: &str,
+        v: &Var,
+        may_miss: impl Fn(&str) -> bool,
+    ) -> Result<bool> {
+        match saved.get(name) {
+            Some(t) if t.dims() == v.dims() => {
+                v.set(&t.to_dtype(DType::F32)?)?;
+                Ok(true)
+            }
+            Some(t) => candle_core::bail!(
+                "tensor `{name}` has shape {:?}, the network expects {:?}",
+                t.dims(),
+                v.dims()
+            ),
+            None if may_miss(name) => Ok(false),
+            None => candle_core::bail!("the weights have no tensor `{name}`"),
+        }
+    }
+
     /// Copies tensors by name (all must be present, with matching shapes).
     pub fn set_from(&self, saved: &HashMap<String, Tensor>) -> Result<()> {
         for (name, v, _) in self.named() {
-            let t = saved
-                .get(&name)
-                .ok_or_else(|| candle_core::Error::Msg(format!("the weights have no tensor `{name}`")))?;
-            if t.dims() != v.dims() {
-                candle_core::bail!(
-                    "tensor `{name}` has shape {:?}, the network expects {:?}",
-                    t.dims(),
-                    v.dims()
-                );
-            }
-            v.set(&t.to_dtype(DType::F32)?)?;
+            self.copy_named(saved, &name, v, |_| false)?;
         }
         Ok(())
     }
