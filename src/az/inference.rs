@@ -307,6 +307,61 @@ impl Evaluate for CpuEvaluator {
     }
 }
 
+/// CPU inference spread over several threads: a batch is cut into one
+/// slice per thread (the calling thread takes the first), each run by its
+/// own [`Scratch`] over the shared weights. A player uses it to search on
+/// every core; batches too small to be worth a thread run on the caller.
+pub struct ParallelCpu {
+    net: Arc<Folded>,
+    scratch: Vec<Scratch>,
+}
+
+/// Positions below which a slice is not worth a thread of its own.
+const MIN_SLICE: usize = 2;
+
+impl ParallelCpu {
+    pub fn new(net: Arc<Folded>, threads: usize) -> Self {
+        ParallelCpu {
+            net,
+            scratch: (0..threads.max(1)).map(|_| Scratch::default()).collect(),
+        }
+    }
+}
+
+impl Evaluate for ParallelCpu {
+    fn evaluate(&mut self, planes: &[f32], n: usize, logits: &mut Vec<f32>, values: &mut Vec<f32>) {
+        let threads = self.scratch.len().min(n / MIN_SLICE).max(1);
+        if threads == 1 {
+            self.net.forward(planes, n, logits, values, &mut self.scratch[0]);
+            return;
+        }
+        let inp = planes.len() / n;
+        let per = n.div_ceil(threads);
+        let net = &*self.net;
+        let mut outs: Vec<(Vec<f32>, Vec<f32>)> = vec![(Vec::new(), Vec::new()); threads];
+        std::thread::scope(|s| {
+            let mut jobs = self.scratch.iter_mut().zip(outs.iter_mut()).enumerate();
+            let (_, (first_scratch, first_out)) = jobs.next().expect("two threads or more");
+            for (t, (scratch, out)) in jobs {
+                let (a, b) = (t * per, ((t + 1) * per).min(n));
+                if a >= b {
+                    continue;
+                }
+                let x = &planes[a * inp..b * inp];
+                s.spawn(move || net.forward(x, b - a, &mut out.0, &mut out.1, scratch));
+            }
+            let b = per.min(n);
+            net.forward(&planes[..b * inp], b, &mut first_out.0, &mut first_out.1, first_scratch);
+        });
+        logits.clear();
+        values.clear();
+        for (l, v) in outs {
+            logits.extend_from_slice(&l);
+            values.extend_from_slice(&v);
+        }
+    }
+}
+
 /// The candle network in evaluation mode on any device (the GPU path).
 pub struct CandleEvaluator {
     pub net: Net,
@@ -447,6 +502,38 @@ mod tests {
             l1.iter().any(|x| x.abs() > 1e-2),
             "a trivial network would prove nothing"
         );
+    }
+
+    /// Cutting a batch between threads changes nothing but float rounding
+    /// (the matrix kernels sum in another order for another batch size):
+    /// every thread count gives the single-threaded outputs, in order.
+    #[test]
+    fn parallel_cpu_matches_one_thread() {
+        let shape = NetShape {
+            rows: 6,
+            cols: 7,
+            blocks: 1,
+            channels: 8,
+            value_hidden: 16,
+        };
+        let folded = Arc::new(Folded::from_net(&Net::new(shape, 4, &Device::Cpu).unwrap()).unwrap());
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        for n in [1, 2, 7, 9] {
+            let planes: Vec<f32> = (0..n * 42 * 3).map(|_| rng.gen_range(0..2) as f32).collect();
+            let (mut l1, mut v1) = (Vec::new(), Vec::new());
+            folded.forward(&planes, n, &mut l1, &mut v1, &mut Scratch::default());
+            for threads in [1, 2, 3] {
+                let (mut l2, mut v2) = (Vec::new(), Vec::new());
+                ParallelCpu::new(folded.clone(), threads).evaluate(&planes, n, &mut l2, &mut v2);
+                assert_eq!((l1.len(), v1.len()), (l2.len(), v2.len()));
+                let diff = l1
+                    .iter()
+                    .chain(&v1)
+                    .zip(l2.iter().chain(&v2))
+                    .map(|(a, b)| (a - b).abs());
+                assert!(diff.fold(0.0, f32::max) < 1e-5, "{n} positions on {threads} threads");
+            }
+        }
     }
 
     #[test]

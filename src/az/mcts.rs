@@ -30,6 +30,23 @@ struct Node {
     first_child: u32,
     children: u8,
     col: u8,
+    /// What the search has proven about this node, for the player who
+    /// moved into it: [`UNKNOWN`], [`WIN`], [`LOSS`] or [`DRAW`].
+    proven: u8,
+}
+
+const UNKNOWN: u8 = 0;
+const WIN: u8 = 1;
+const LOSS: u8 = 2;
+const DRAW: u8 = 3;
+
+/// The exact value of a proven node for the player to move there.
+fn proven_value(proven: u8) -> f32 {
+    match proven {
+        WIN => -1.0,
+        LOSS => 1.0,
+        _ => 0.0,
+    }
 }
 
 impl Node {
@@ -41,6 +58,7 @@ impl Node {
             first_child: NONE,
             children: 0,
             col: col as u8,
+            proven: UNKNOWN,
         }
     }
 }
@@ -69,7 +87,8 @@ pub struct RootInfo {
     pub visits: Vec<u32>,
     /// Mean value of each visited column for the player to move at the root.
     pub q: Vec<Option<f32>>,
-    /// The root's value for the player to move (mean of backed-up values).
+    /// The root's value for the player to move: the mean of backed-up
+    /// values, or the exact result once the search has proven it.
     pub value: f32,
 }
 
@@ -133,6 +152,11 @@ impl<B: Bits> Tree<B> {
         path.push(node);
         loop {
             let nd = self.nodes[node as usize];
+            if nd.proven != UNKNOWN {
+                return Leaf::Terminal {
+                    value: proven_value(nd.proven),
+                };
+            }
             if nd.first_child == NONE {
                 return Leaf::Evaluate { pos };
             }
@@ -141,6 +165,9 @@ impl<B: Bits> Tree<B> {
             let mut best_score = f32::NEG_INFINITY;
             for i in nd.first_child..nd.first_child + nd.children as u32 {
                 let ch = &self.nodes[i as usize];
+                if ch.proven == LOSS {
+                    continue;
+                }
                 let q = if ch.visits == 0 {
                     0.0
                 } else {
@@ -200,6 +227,101 @@ impl<B: Bits> Tree<B> {
         }
     }
 
+    /// Marks `path` as being evaluated: one visit and one loss for each
+    /// node on it, so that the next selections of a batch look elsewhere.
+    /// [`Tree::backup_virtual`] takes it back.
+    pub fn add_virtual_loss(&mut self, path: &[u32]) {
+        for &i in path {
+            let nd = &mut self.nodes[i as usize];
+            nd.visits += 1;
+            nd.value_sum -= 1.0;
+        }
+    }
+
+    /// [`Tree::backup`] for a path that carries a virtual loss: replaces
+    /// the virtual visit and loss by the real value.
+    pub fn backup_virtual(&mut self, path: &[u32], value: f32) {
+        for &i in path {
+            let nd = &mut self.nodes[i as usize];
+            nd.visits -= 1;
+            nd.value_sum += 1.0;
+        }
+        self.backup(path, value);
+    }
+
+    /// [`Tree::backup`] for a leaf where the game is over (or whose result
+    /// is already proven): marks it proven and proves what follows above it
+    /// — a node is lost for the player who moved into it when one of its
+    /// children wins, won when every child loses, drawn when every child is
+    /// proven and the best is a draw.
+    pub fn backup_terminal(&mut self, path: &[u32], value: f32) {
+        let leaf = *path.last().expect("the path holds the root");
+        self.nodes[leaf as usize].proven = if value < 0.0 {
+            WIN
+        } else if value > 0.0 {
+            LOSS
+        } else {
+            DRAW
+        };
+        for &i in path.iter().rev().skip(1) {
+            let nd = self.nodes[i as usize];
+            if nd.proven != UNKNOWN {
+                break;
+            }
+            let (mut win, mut draw, mut open) = (false, false, false);
+            for ch in self.children(&nd) {
+                match ch.proven {
+                    WIN => win = true,
+                    DRAW => draw = true,
+                    LOSS => {}
+                    _ => open = true,
+                }
+            }
+            self.nodes[i as usize].proven = if win {
+                LOSS
+            } else if open {
+                break;
+            } else if draw {
+                DRAW
+            } else {
+                WIN
+            };
+        }
+        self.backup(path, value);
+    }
+
+    fn children(&self, nd: &Node) -> &[Node] {
+        if nd.first_child == NONE {
+            return &[];
+        }
+        &self.nodes[nd.first_child as usize..nd.first_child as usize + nd.children as usize]
+    }
+
+    /// Whether the game's result from the root is proven.
+    pub fn root_proven(&self) -> bool {
+        self.nodes[self.root as usize].proven != UNKNOWN
+    }
+
+    /// The move to play: a proven win if there is one, else the most
+    /// visited move not proven lost (the most visited of all when every
+    /// move loses).
+    pub fn best_move(&self, cols: usize) -> usize {
+        let kids = self.children(&self.nodes[self.root as usize]);
+        let most_visited_of = |keep: &dyn Fn(&Node) -> bool| {
+            // The first of equals wins: children are in column order.
+            kids.iter()
+                .filter(|c| keep(c))
+                .fold(None::<&Node>, |best, c| match best {
+                    Some(b) if b.visits >= c.visits => Some(b),
+                    _ => Some(c),
+                })
+                .map(|c| c.col as usize)
+        };
+        most_visited_of(&|c| c.proven == WIN)
+            .or_else(|| most_visited_of(&|c| c.proven != LOSS))
+            .unwrap_or_else(|| most_visited(&self.root_info(cols).visits))
+    }
+
     /// Mixes Dirichlet(`alpha`) noise into the root's priors with weight
     /// `weight` (self-play only: it makes the search try moves the network
     /// does not yet like).
@@ -227,12 +349,16 @@ impl<B: Bits> Tree<B> {
             for i in root.first_child..root.first_child + root.children as u32 {
                 let ch = &self.nodes[i as usize];
                 visits[ch.col as usize] = ch.visits;
-                if ch.visits > 0 {
+                if ch.proven != UNKNOWN {
+                    q[ch.col as usize] = Some(-proven_value(ch.proven));
+                } else if ch.visits > 0 {
                     q[ch.col as usize] = Some(ch.value_sum / ch.visits as f32);
                 }
             }
         }
-        let value = if root.visits == 0 {
+        let value = if root.proven != UNKNOWN {
+            proven_value(root.proven)
+        } else if root.visits == 0 {
             0.0
         } else {
             -root.value_sum / root.visits as f32
@@ -322,14 +448,89 @@ pub fn search<B: Bits>(
         tree.backup(&[root], v);
     }
     for _ in 0..simulations {
+        if tree.root_proven() {
+            break;
+        }
         match tree.select(geo, c_puct, &mut path) {
-            Leaf::Terminal { value } => tree.backup(&path, value),
+            Leaf::Terminal { value } => tree.backup_terminal(&path, value),
             Leaf::Evaluate { pos } => {
                 let v = evaluate(&pos, &mut logits);
                 let leaf = *path.last().expect("the path holds the root");
                 tree.expand(geo, leaf, &pos, &logits);
                 tree.backup(&path, v);
             }
+        }
+    }
+}
+
+/// [`search`] with `batch` leaves per network call: each selected leaf
+/// gets a virtual loss until its value arrives, so one call evaluates many
+/// different leaves — what lets a [`super::inference::ParallelCpu`] spread
+/// a move's search over every core. The results depend on `batch`, not on
+/// the number of threads; `batch` 1 is exactly [`search`].
+pub fn search_batched<B: Bits>(
+    tree: &mut Tree<B>,
+    geo: &Geometry<B>,
+    eval: &mut dyn Evaluate,
+    cache: &mut Cache,
+    simulations: u32,
+    c_puct: f32,
+    batch: usize,
+) {
+    if batch <= 1 {
+        return search(tree, geo, eval, cache, simulations, c_puct);
+    }
+    let (rows, cols) = (geo.cfg.rows, geo.cfg.cols);
+    let inp = rows * cols * PLANES;
+    let mut planes = vec![0f32; inp * batch];
+    let (mut logits, mut values) = (Vec::new(), Vec::new());
+    let mut path = Vec::new();
+    // Leaves waiting for the network: (position, path from the root).
+    let mut pending: Vec<(Position<B>, Vec<u32>)> = Vec::with_capacity(batch);
+    if !tree.root_expanded() {
+        let pos = tree.root_pos;
+        encode(&pos, rows, cols, &mut planes[..inp]);
+        eval.evaluate(&planes[..inp], 1, &mut logits, &mut values);
+        cache.insert(pos.key(), &logits[..cols], values[0]);
+        let root = tree.root;
+        tree.expand(geo, root, &pos, &logits);
+        tree.backup(&[root], values[0]);
+    }
+    let mut done = 0;
+    while done < simulations && !tree.root_proven() {
+        while pending.len() < batch && done < simulations && !tree.root_proven() {
+            match tree.select(geo, c_puct, &mut path) {
+                Leaf::Terminal { value } => tree.backup_terminal(&path, value),
+                Leaf::Evaluate { pos } => {
+                    let leaf = *path.last().expect("the path holds the root");
+                    if let Some(c) = cache.get(pos.key()) {
+                        tree.expand(geo, leaf, &pos, &c.logits[..cols]);
+                        tree.backup(&path, c.value);
+                    } else if pending.iter().any(|(_, p)| p.last() == Some(&leaf)) {
+                        // Selected twice: evaluate what is waiting first.
+                        break;
+                    } else {
+                        tree.add_virtual_loss(&path);
+                        pending.push((pos, path.clone()));
+                    }
+                }
+            }
+            done += 1;
+        }
+        if pending.is_empty() {
+            continue;
+        }
+        let n = pending.len();
+        for (i, (pos, _)) in pending.iter().enumerate() {
+            encode(pos, rows, cols, &mut planes[i * inp..(i + 1) * inp]);
+        }
+        eval.evaluate(&planes[..n * inp], n, &mut logits, &mut values);
+        for (i, (pos, p)) in pending.drain(..).enumerate() {
+            let lg = &logits[i * cols..(i + 1) * cols];
+            cache.insert(pos.key(), lg, values[i]);
+            let leaf = *p.last().expect("the path holds the root");
+            tree.expand(geo, leaf, &pos, lg);
+            tree.backup_virtual(&p, values[i]);
         }
     }
 }
@@ -374,7 +575,7 @@ mod tests {
         let mut tree = Tree::new(pos);
         search(&mut tree, &g, eval, &mut Cache::new(10_000), sims, 2.5);
         let info = tree.root_info(7);
-        (most_visited(&info.visits), info)
+        (tree.best_move(7), info)
     }
 
     #[test]
@@ -447,6 +648,77 @@ mod tests {
             .collect();
         assert!((priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(priors.iter().any(|p| (p - 1.0 / 7.0).abs() > 1e-3));
+    }
+
+    #[test]
+    fn the_solver_proves_a_double_threat_and_plays_it() {
+        let g = Geometry::<u64>::new(BoardConfig::default());
+        // Red has 2 and 3 on the bottom row, 1 and 4 open beside them:
+        // playing either makes two threats at once.
+        let pos = Position::from_moves(&g, &[2, 2, 3, 3]).unwrap();
+        let mut tree = Tree::new(pos);
+        search(&mut tree, &g, &mut Uniform, &mut Cache::new(10_000), 20_000, 2.5);
+        assert!(tree.root_proven(), "a win in 3 plies is proven");
+        assert!(tree.root_visits() < 20_000, "the search stops once it is proven");
+        let col = tree.best_move(7);
+        assert!(col == 1 || col == 4, "{col}");
+        assert_eq!(tree.root_info(7).q[col], Some(1.0));
+    }
+
+    #[test]
+    fn the_solver_proves_a_lost_position() {
+        let g = Geometry::<u64>::new(BoardConfig::default());
+        // Red has 1, 2, 3 on the bottom row; Yellow to move blocks one end
+        // and loses at the other.
+        let pos = Position::from_moves(&g, &[1, 1, 2, 2, 3]).unwrap();
+        let mut tree = Tree::new(pos);
+        search(&mut tree, &g, &mut Uniform, &mut Cache::new(10_000), 5_000, 2.5);
+        assert!(tree.root_proven());
+        let info = tree.root_info(7);
+        assert!(info.q.iter().all(|q| *q == Some(-1.0)), "{info:?}");
+        // Every move loses, so the move is still a legal one.
+        assert!(tree.best_move(7) < 7);
+    }
+
+    /// Visits and values of every node are consistent: each expanded node
+    /// has one visit more than its children together (its own expansion),
+    /// and mean values stay within [−1, 1] — no virtual loss left behind.
+    fn assert_consistent(tree: &Tree<u64>) {
+        for nd in &tree.nodes {
+            assert!(nd.value_sum.abs() <= nd.visits as f32 + 1e-3);
+            let kids = tree.children(nd);
+            if !kids.is_empty() && nd.proven == UNKNOWN {
+                let sum: u32 = kids.iter().map(|c| c.visits).sum();
+                assert_eq!(sum + 1, nd.visits);
+            }
+        }
+    }
+
+    #[test]
+    fn batched_search_takes_back_its_virtual_losses() {
+        let g = Geometry::<u64>::new(BoardConfig::default());
+        let pos = Position::from_moves(&g, &[3, 3]).unwrap();
+        let (mut one, mut eight) = (Tree::new(pos), Tree::new(pos));
+        let mut eval = untrained();
+        search_batched(&mut one, &g, &mut eval, &mut Cache::new(0), 600, 2.5, 1);
+        search_batched(&mut eight, &g, &mut eval, &mut Cache::new(0), 600, 2.5, 8);
+        assert_consistent(&one);
+        assert_consistent(&eight);
+        assert_eq!(one.root_visits(), 601);
+        assert_eq!(eight.root_visits(), 601);
+        // Batch 1 is the plain search, node for node.
+        let mut plain = Tree::new(pos);
+        search(&mut plain, &g, &mut eval, &mut Cache::new(0), 600, 2.5);
+        assert_eq!(plain.root_info(7).visits, one.root_info(7).visits);
+    }
+
+    #[test]
+    fn batched_search_still_finds_a_win_in_one() {
+        let moves = [0, 0, 1, 1, 2, 2];
+        let g = Geometry::<u64>::new(BoardConfig::default());
+        let mut tree = Tree::new(Position::from_moves(&g, &moves).unwrap());
+        search_batched(&mut tree, &g, &mut untrained(), &mut Cache::new(1000), 300, 2.5, 8);
+        assert_eq!(tree.best_move(7), 3);
     }
 
     #[test]

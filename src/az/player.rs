@@ -8,8 +8,8 @@
 
 use super::checkpoint::{self, BoardMeta, MODEL_FILE};
 use super::device::resolve_device;
-use super::inference::{Cache, CandleEvaluator, CpuEvaluator, Evaluate, Folded};
-use super::mcts::{most_visited, search, RootInfo, Tree};
+use super::inference::{Cache, CandleEvaluator, Evaluate, Folded, ParallelCpu};
+use super::mcts::{search_batched, RootInfo, Tree};
 use super::network::Net;
 use crate::game::bitboard::{Bits, Geometry, Position, B256};
 use crate::game::{Answer, BoardConfig};
@@ -21,6 +21,10 @@ use std::sync::Arc;
 
 /// PUCT constant in play (the training default of alphazero.md).
 pub const PLAY_C_PUCT: f32 = 2.5;
+/// Leaves per network call in play. Virtual losses keep a batch's leaves
+/// apart; the moves depend on this number, not on the threads that share
+/// the batch (beyond float rounding).
+pub const PLAY_BATCH: usize = 8;
 /// Cached network outputs kept by one player.
 const PLAYER_CACHE: usize = 200_000;
 
@@ -66,9 +70,9 @@ fn think<B: Bits>(
         }
         None => Tree::new(pos),
     };
-    search(&mut tree, geo, eval, cache, simulations, PLAY_C_PUCT);
+    search_batched(&mut tree, geo, eval, cache, simulations, PLAY_C_PUCT, PLAY_BATCH);
     let info = tree.root_info(geo.cfg.cols);
-    let col = most_visited(&info.visits);
+    let col = tree.best_move(geo.cfg.cols);
     tree.advance(geo, col);
     *kept = Some(tree);
     (col, info)
@@ -109,11 +113,12 @@ impl AlphaZeroBot {
                 spec.name
             )
         })?;
-        Self::load(model, spec.simulations, &spec.device)
+        Self::load(model, spec.simulations, &spec.device, spec.threads)
     }
 
-    /// Loads a model (see [`checkpoint::resolve_model`]) onto `device`.
-    pub fn load(model: &Path, simulations: u32, device: &str) -> Result<Self, String> {
+    /// Loads a model (see [`checkpoint::resolve_model`]) onto `device`;
+    /// on the CPU its search runs on `threads` threads (`None`: every core).
+    pub fn load(model: &Path, simulations: u32, device: &str, threads: Option<u32>) -> Result<Self, String> {
         let dir = checkpoint::resolve_model(model)?;
         let meta = checkpoint::read_meta(&dir)?;
         let dev = resolve_device(device)?;
@@ -121,7 +126,11 @@ impl AlphaZeroBot {
             .map_err(|e| format!("cannot load {}: {e}", dir.join(MODEL_FILE).display()))?;
         let eval: Box<dyn Evaluate> = if dev.is_cpu() {
             let folded = Folded::from_net(&net).map_err(|e| e.to_string())?;
-            Box::new(CpuEvaluator::new(Arc::new(folded)))
+            let threads = threads.map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                |t| t as usize,
+            );
+            Box::new(ParallelCpu::new(Arc::new(folded), threads))
         } else {
             Box::new(CandleEvaluator { net })
         };

@@ -17,7 +17,7 @@
 
 use super::encode::{encode, Sample, PLANES};
 use super::inference::{Cache, Evaluate};
-use super::mcts::{most_visited, Leaf, Tree};
+use super::mcts::{Leaf, Tree};
 use crate::game::bitboard::{Bits, Geometry, Position, Status};
 use crate::players::derive_seed;
 use rand::{Rng, SeedableRng};
@@ -219,7 +219,7 @@ impl<B: Bits> Slot<B> {
             }
             match self.tree.select(geo, cfg.c_puct, &mut self.path) {
                 Leaf::Terminal { value } => {
-                    self.tree.backup(&self.path, value);
+                    self.tree.backup_terminal(&self.path, value);
                     self.sims_done += 1;
                     stats.simulations += 1;
                 }
@@ -255,7 +255,7 @@ impl<B: Bits> Slot<B> {
             }
             pick
         } else {
-            most_visited(&info.visits)
+            self.tree.best_move(cols)
         };
         if self.full {
             self.history.push((self.moves.len(), pos, policy, info.value));

@@ -34,6 +34,7 @@
 //! | `simulations` | mcts, alphazero | `1000` (mcts), `800` (alphazero) |
 //! | `model` | alphazero (path, kept as written) | none |
 //! | `device` | alphazero: auto, cpu, cuda, metal | `auto` |
+//! | `threads` *(c4sim)* | alphazero on the CPU: threads that share its search's network batches (moves do not depend on it) | every core |
 //! | `command` | external, required: non-empty list of strings | — |
 //! | `cwd` | external (path, kept as written) | none |
 //! | `env` | external: map of string to string | empty |

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Keys of a `players` entry; a profile has the same keys except `use`.
-pub(crate) const ENTRY_KEYS: [&str; 11] = [
+pub(crate) const ENTRY_KEYS: [&str; 12] = [
     "use",
     "name",
     "kind",
@@ -22,6 +22,7 @@ pub(crate) const ENTRY_KEYS: [&str; 11] = [
     "simulations",
     "model",
     "device",
+    "threads",
     "command",
     "cwd",
     "env",
@@ -35,6 +36,7 @@ const PROFILE_KEYS: &[&str] = &[
     "simulations",
     "model",
     "device",
+    "threads",
     "command",
     "cwd",
     "env",
@@ -69,7 +71,7 @@ fn applies_to(key: &str) -> &'static [PlayerKind] {
     match key {
         "depth" => &[PlayerKind::Minimax],
         "simulations" => &[PlayerKind::Mcts, PlayerKind::Alphazero],
-        "model" | "device" => &[PlayerKind::Alphazero],
+        "model" | "device" | "threads" => &[PlayerKind::Alphazero],
         "command" | "cwd" | "env" => &[PlayerKind::External],
         _ => &[],
     }
@@ -100,6 +102,7 @@ pub(crate) fn default_player(kind: PlayerKind) -> PlayerSpec {
         },
         model: None,
         device: "auto".to_string(),
+        threads: None,
         command: Vec::new(),
         cwd: None,
         env: BTreeMap::new(),
@@ -358,6 +361,7 @@ fn build_player(
             "simulations" => p.simulations = d.u32_at_least("simulations", v, 1)?,
             "model" => p.model = Some(PathBuf::from(d.nonempty_string("model", v)?)),
             "device" => p.device = DEVICES[d.choice("device", "device", v, &DEVICES)?].to_string(),
+            "threads" => p.threads = Some(d.u32_at_least("threads", v, 1)?),
             "cwd" => p.cwd = Some(PathBuf::from(d.nonempty_string("cwd", v)?)),
             "move_time" => p.move_time = Some(d.duration("move_time", v)?),
             "command" => p.command = read_command(d, v)?,

@@ -513,6 +513,13 @@ fn player_spec_inline_yaml() {
     assert_err(&e, 1, 8, &["unknown player kind `minmax`; did you mean `minimax`?"]);
     let e = parse_player_spec("{kind: random, depth: 2}").unwrap_err();
     assert_err(&e, 1, 16, &["`depth` applies only to minimax"]);
+    let p = parse_player_spec("{kind: alphazero, model: m, threads: 2}").unwrap();
+    assert_eq!(p.threads, Some(2));
+    assert_eq!(parse_player_spec("{kind: alphazero, model: m}").unwrap().threads, None);
+    let e = parse_player_spec("{kind: mcts, threads: 2}").unwrap_err();
+    assert_err(&e, 1, 14, &["`threads` applies only to alphazero"]);
+    let e = parse_player_spec("{kind: alphazero, model: m, threads: 0}").unwrap_err();
+    assert_err(&e, 1, 38, &["threads"]);
 }
 
 #[test]

@@ -87,6 +87,8 @@ pub struct PlayerSpec {
     pub model: Option<PathBuf>,
     /// alphazero: auto | cpu | cuda | metal.
     pub device: String,
+    /// alphazero on the CPU: threads of its network batches (`None`: every core).
+    pub threads: Option<u32>,
     /// external: program and arguments.
     pub command: Vec<String>,
     /// external: working directory.
