@@ -123,6 +123,16 @@ enum BenchWhat {
         #[arg(long, default_value_t = 3)]
         rounds: usize,
     },
+    /// AlphaZero player search: seconds per move with a trained model, one leaf per network call vs batches on one thread vs on every core.
+    Search {
+        /// A model directory (or a training `out` directory).
+        #[arg(long, default_value = "models/connect4-6x7")]
+        model: std::path::PathBuf,
+        #[arg(long, default_value_t = 64000)]
+        simulations: u32,
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
     /// Random-vs-random 7×6 games through the referee and player actors, against a plain loop.
     Referee {
         #[arg(long, default_value_t = 20000)]
@@ -376,6 +386,20 @@ fn bench(what: BenchWhat) -> u8 {
                 .map_err(|e| e.to_string())
             };
             bench_exit(run())
+        }
+        BenchWhat::Search {
+            model,
+            simulations,
+            rounds,
+        } => {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            bench_exit(c4sim::az::bench::search_bench(
+                &model,
+                simulations.max(1),
+                cores,
+                rounds.max(1),
+                &mut std::io::stdout(),
+            ))
         }
         BenchWhat::Referee { games, rounds } => {
             println!("random vs random on 7×6, {games} games per round, {rounds} rounds (medians):");

@@ -9,13 +9,21 @@
 //!   a time (the baseline), with many games per network batch, and with one
 //!   worker per core; the cache hit rate.
 //!
+//! - search: the player's time per move with a trained model, one leaf per
+//!   network call (the baseline) against batches of [`PLAY_BATCH`] leaves
+//!   on one thread and on every core.
+//!
 //! Every figure is the median of several timed rounds.
 
-use super::inference::{CpuEvaluator, Evaluate, Folded, Scratch};
+use super::checkpoint::{self, MODEL_FILE};
+use super::inference::{Cache, CpuEvaluator, Evaluate, Folded, ParallelCpu, Scratch};
+use super::mcts::{search_batched, Tree};
 use super::network::{Net, NetShape};
+use super::player::{PLAY_BATCH, PLAY_C_PUCT};
 use super::selfplay::{play_parallel, SelfPlayConfig, SelfPlayStats};
 use crate::bench::median;
 use crate::game::bitboard::Geometry;
+use crate::game::bitboard::Position;
 use crate::game::BoardConfig;
 use candle_core::Device;
 use rand::{Rng, SeedableRng};
@@ -418,4 +426,99 @@ pub fn selfplay_bench(
         figures[2].sims_per_s() / base
     )?;
     Ok(figures)
+}
+
+/// Positions of plies 8 to 14 from games of the shipped model's gauntlet
+/// against minimax depth 8 (move strings, columns from 1): the kind of
+/// position a player searches most.
+pub const SEARCH_POSITIONS: [&str; 8] = [
+    "17633336",
+    "1766433744",
+    "123334323312",
+    "12322233434335",
+    "66454446",
+    "6645644555",
+    "362424442265",
+    "36243324444673",
+];
+
+/// The player's search on `model` at `simulations` per move: seconds per
+/// position (each searched from an empty tree and cache), one leaf per
+/// network call on one thread (the baseline), batches of [`PLAY_BATCH`]
+/// on one thread, and batches shared by `threads` threads.
+pub fn search_bench(
+    model: &std::path::Path,
+    simulations: u32,
+    threads: usize,
+    rounds: usize,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let dir = checkpoint::resolve_model(model)?;
+    let meta = checkpoint::read_meta(&dir)?;
+    let net = Net::load(meta.network, &dir.join(MODEL_FILE), &Device::Cpu).map_err(|e| e.to_string())?;
+    let folded = Arc::new(Folded::from_net(&net).map_err(|e| e.to_string())?);
+    let cfg = BoardConfig {
+        rows: meta.board.rows,
+        cols: meta.board.cols,
+        win_length: meta.board.win_length,
+    };
+    if cfg.cells() > 64 {
+        return Err("the search bench takes models of boards of up to 64 cells".into());
+    }
+    let geo = Geometry::<u64>::new(cfg);
+    let positions: Vec<Position<u64>> = SEARCH_POSITIONS
+        .iter()
+        .map(|m| {
+            let cols: Vec<usize> = m.bytes().map(|b| (b - b'1') as usize).collect();
+            Position::from_moves(&geo, &cols)
+        })
+        .collect::<Result<_, _>>()?;
+    let w = |e: std::io::Error| e.to_string();
+    writeln!(
+        out,
+        "player search with {} (iteration {}), {simulations} simulations per move, {} positions from an empty tree, \
+         median of {rounds} rounds:",
+        model.display(),
+        meta.iteration,
+        positions.len()
+    )
+    .map_err(w)?;
+    let cases: [(String, usize, usize); 3] = [
+        ("one leaf per call, 1 thread".into(), 1, 1),
+        (format!("batches of {PLAY_BATCH}, 1 thread"), PLAY_BATCH, 1),
+        (
+            format!("batches of {PLAY_BATCH}, {threads} threads"),
+            PLAY_BATCH,
+            threads,
+        ),
+    ];
+    let mut per_move = Vec::new();
+    for (label, batch, t) in cases {
+        let mut eval = ParallelCpu::new(folded.clone(), t);
+        let mut times = Vec::new();
+        for _ in 0..rounds {
+            let start = Instant::now();
+            for pos in &positions {
+                let mut tree = Tree::new(*pos);
+                let mut cache = Cache::new(200_000);
+                search_batched(&mut tree, &geo, &mut eval, &mut cache, simulations, PLAY_C_PUCT, batch);
+            }
+            times.push(start.elapsed().as_secs_f64() / positions.len() as f64);
+        }
+        let s = median(&mut times);
+        writeln!(
+            out,
+            "  {label:<32} {s:>7.3} s per move  {:>9.0} simulations/s",
+            simulations as f64 / s
+        )
+        .map_err(w)?;
+        per_move.push(s);
+    }
+    writeln!(
+        out,
+        "  speed-up over one leaf per call: batches on 1 thread {:.2}×, on {threads} threads {:.2}×",
+        per_move[0] / per_move[1],
+        per_move[0] / per_move[2]
+    )
+    .map_err(w)
 }
