@@ -121,3 +121,18 @@ fn analyze_with_the_shipped_profile_answers_positions_from_stdin() {
         assert!((shares - 1.0).abs() < 1e-3, "{l:?}");
     }
 }
+
+#[test]
+fn the_search_benchmark_runs_on_the_shipped_model() {
+    let out = c4sim()
+        .current_dir(ROOT)
+        .args(["bench", "search", "--simulations", "300", "--rounds", "1"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("models/connect4-6x7 (iteration "), "{text}");
+    assert_eq!(text.matches(" s per move").count(), 3, "{text}");
+    assert!(text.contains("speed-up over one leaf per call"), "{text}");
+}
