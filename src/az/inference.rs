@@ -307,17 +307,18 @@ impl Evaluate for CpuEvaluator {
     }
 }
 
-/// CPU inference spread over several threads: a batch is cut into one
-/// slice per thread (the calling thread takes the first), each run by its
-/// own [`Scratch`] over the shared weights. A player uses it to search on
-/// every core; batches too small to be worth a thread run on the caller.
+/// CPU inference spread over several threads, one position per forward
+/// pass. Evaluating positions one by one makes each output depend on its
+/// position alone — not on the batch it came in, the thread that ran it or
+/// what the cache held (a matrix kernel sums in another order for another
+/// batch size) — so a search, and a tournament of searches, replays
+/// exactly. The player's batches of leaves are cut between the threads
+/// (the calling thread takes the first slice); one thread runs them all on
+/// the caller.
 pub struct ParallelCpu {
     net: Arc<Folded>,
     scratch: Vec<Scratch>,
 }
-
-/// Positions below which a slice is not worth a thread of its own.
-const MIN_SLICE: usize = 2;
 
 impl ParallelCpu {
     pub fn new(net: Arc<Folded>, threads: usize) -> Self {
@@ -328,11 +329,25 @@ impl ParallelCpu {
     }
 }
 
+/// Evaluates the `n` positions of `planes` one at a time, appending to
+/// `logits` and `values`.
+fn one_by_one(net: &Folded, planes: &[f32], n: usize, logits: &mut Vec<f32>, values: &mut Vec<f32>, s: &mut Scratch) {
+    let inp = planes.len() / n.max(1);
+    let (mut l, mut v) = (Vec::new(), Vec::new());
+    for x in planes.chunks(inp).take(n) {
+        net.forward(x, 1, &mut l, &mut v, s);
+        logits.extend_from_slice(&l);
+        values.extend_from_slice(&v);
+    }
+}
+
 impl Evaluate for ParallelCpu {
     fn evaluate(&mut self, planes: &[f32], n: usize, logits: &mut Vec<f32>, values: &mut Vec<f32>) {
-        let threads = self.scratch.len().min(n / MIN_SLICE).max(1);
+        logits.clear();
+        values.clear();
+        let threads = self.scratch.len().min(n).max(1);
         if threads == 1 {
-            self.net.forward(planes, n, logits, values, &mut self.scratch[0]);
+            one_by_one(&self.net, planes, n, logits, values, &mut self.scratch[0]);
             return;
         }
         let inp = planes.len() / n;
@@ -340,21 +355,17 @@ impl Evaluate for ParallelCpu {
         let net = &*self.net;
         let mut outs: Vec<(Vec<f32>, Vec<f32>)> = vec![(Vec::new(), Vec::new()); threads];
         std::thread::scope(|s| {
-            let mut jobs = self.scratch.iter_mut().zip(outs.iter_mut()).enumerate();
-            let (_, (first_scratch, first_out)) = jobs.next().expect("two threads or more");
-            for (t, (scratch, out)) in jobs {
-                let (a, b) = (t * per, ((t + 1) * per).min(n));
-                if a >= b {
-                    continue;
-                }
-                let x = &planes[a * inp..b * inp];
-                s.spawn(move || net.forward(x, b - a, &mut out.0, &mut out.1, scratch));
+            let mut jobs = self
+                .scratch
+                .iter_mut()
+                .zip(outs.iter_mut())
+                .zip(planes.chunks(per * inp));
+            let ((first_scratch, first_out), first) = jobs.next().expect("two threads or more");
+            for ((scratch, out), x) in jobs {
+                s.spawn(move || one_by_one(net, x, x.len() / inp, &mut out.0, &mut out.1, scratch));
             }
-            let b = per.min(n);
-            net.forward(&planes[..b * inp], b, &mut first_out.0, &mut first_out.1, first_scratch);
+            one_by_one(net, first, first.len() / inp, &mut first_out.0, &mut first_out.1, first_scratch);
         });
-        logits.clear();
-        values.clear();
         for (l, v) in outs {
             logits.extend_from_slice(&l);
             values.extend_from_slice(&v);
@@ -504,11 +515,10 @@ mod tests {
         );
     }
 
-    /// Cutting a batch between threads changes nothing but float rounding
-    /// (the matrix kernels sum in another order for another batch size):
-    /// every thread count gives the single-threaded outputs, in order.
+    /// Each position's output is the one a forward pass of that position
+    /// alone gives, bit for bit, whatever batch and threads it came in.
     #[test]
-    fn parallel_cpu_matches_one_thread() {
+    fn parallel_cpu_is_exact_per_position() {
         let shape = NetShape {
             rows: 6,
             cols: 7,
@@ -518,20 +528,20 @@ mod tests {
         };
         let folded = Arc::new(Folded::from_net(&Net::new(shape, 4, &Device::Cpu).unwrap()).unwrap());
         let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let inp = 42 * 3;
         for n in [1, 2, 7, 9] {
-            let planes: Vec<f32> = (0..n * 42 * 3).map(|_| rng.gen_range(0..2) as f32).collect();
-            let (mut l1, mut v1) = (Vec::new(), Vec::new());
-            folded.forward(&planes, n, &mut l1, &mut v1, &mut Scratch::default());
+            let planes: Vec<f32> = (0..n * inp).map(|_| rng.gen_range(0..2) as f32).collect();
+            let (mut alone_l, mut alone_v) = (Vec::new(), Vec::new());
+            for x in planes.chunks(inp) {
+                let (mut l, mut v) = (Vec::new(), Vec::new());
+                folded.forward(x, 1, &mut l, &mut v, &mut Scratch::default());
+                alone_l.extend(l);
+                alone_v.extend(v);
+            }
             for threads in [1, 2, 3] {
-                let (mut l2, mut v2) = (Vec::new(), Vec::new());
-                ParallelCpu::new(folded.clone(), threads).evaluate(&planes, n, &mut l2, &mut v2);
-                assert_eq!((l1.len(), v1.len()), (l2.len(), v2.len()));
-                let diff = l1
-                    .iter()
-                    .chain(&v1)
-                    .zip(l2.iter().chain(&v2))
-                    .map(|(a, b)| (a - b).abs());
-                assert!(diff.fold(0.0, f32::max) < 1e-5, "{n} positions on {threads} threads");
+                let (mut l, mut v) = (Vec::new(), Vec::new());
+                ParallelCpu::new(folded.clone(), threads).evaluate(&planes, n, &mut l, &mut v);
+                assert_eq!((&alone_l, &alone_v), (&l, &v), "{n} positions on {threads} threads");
             }
         }
     }

@@ -22,8 +22,8 @@ use std::sync::Arc;
 /// PUCT constant in play (the training default of alphazero.md).
 pub const PLAY_C_PUCT: f32 = 2.5;
 /// Leaves per network call in play. Virtual losses keep a batch's leaves
-/// apart; the moves depend on this number, not on the threads that share
-/// the batch (beyond float rounding).
+/// apart; the moves depend on this number, never on the threads that share
+/// the batch (a [`ParallelCpu`] evaluates position by position).
 pub const PLAY_BATCH: usize = 8;
 /// Cached network outputs kept by one player.
 const PLAYER_CACHE: usize = 200_000;

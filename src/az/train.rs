@@ -16,7 +16,7 @@ use super::checkpoint::{self, BoardMeta, Meta, MODEL_FILE, OPTIMIZER_FILE, REPLA
 use super::device::{device_name, resolve_device};
 use super::encode::PLANES;
 use super::hosttrain::HostTrainer;
-use super::inference::{CandleEvaluator, CpuEvaluator, Evaluate, Folded};
+use super::inference::{CandleEvaluator, CpuEvaluator, Evaluate, Folded, ParallelCpu};
 use super::metrics::{self, Row};
 use super::network::{AdamW, Net, NetShape};
 use super::player::AlphaZeroBot;
@@ -473,8 +473,10 @@ async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32, u32), Stri
     pb.set_prefix(format!("eval {it}"));
     let mut handles = Vec::new();
     for lane in 0..lanes {
+        // One lane per core, so one thread each; position by position, so
+        // the evaluation's games replay exactly (see `ParallelCpu`).
         let eval: Box<dyn Evaluate> = if st.device.is_cpu() {
-            Box::new(CpuEvaluator::new(st.folded.clone()))
+            Box::new(ParallelCpu::new(st.folded.clone(), 1))
         } else {
             Box::new(CandleEvaluator {
                 net: st.net.duplicate(&st.device).map_err(|e| e.to_string())?,
