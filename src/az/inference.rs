@@ -312,19 +312,62 @@ impl Evaluate for CpuEvaluator {
 /// position alone — not on the batch it came in, the thread that ran it or
 /// what the cache held (a matrix kernel sums in another order for another
 /// batch size) — so a search, and a tournament of searches, replays
-/// exactly. The player's batches of leaves are cut between the threads
-/// (the calling thread takes the first slice); one thread runs them all on
-/// the caller.
+/// exactly. A batch is cut into one slice per thread: the calling thread
+/// runs the first, helper threads kept for the evaluator's lifetime the
+/// others (starting a thread per batch cost more than it saved).
 pub struct ParallelCpu {
     net: Arc<Folded>,
-    scratch: Vec<Scratch>,
+    scratch: Scratch,
+    helpers: Vec<Helper>,
+}
+
+/// A helper thread: positions in, their logits and values out.
+struct Helper {
+    jobs: Option<crossbeam_channel::Sender<Vec<f32>>>,
+    results: crossbeam_channel::Receiver<(Vec<f32>, Vec<f32>)>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl ParallelCpu {
     pub fn new(net: Arc<Folded>, threads: usize) -> Self {
+        let inp = net.shape.cells() * super::encode::PLANES;
+        let helpers = (1..threads.max(1))
+            .map(|_| {
+                let (jobs, job_rx) = crossbeam_channel::unbounded::<Vec<f32>>();
+                let (result_tx, results) = crossbeam_channel::unbounded();
+                let net = net.clone();
+                let thread = std::thread::spawn(move || {
+                    let mut scratch = Scratch::default();
+                    for x in job_rx {
+                        let (mut l, mut v) = (Vec::new(), Vec::new());
+                        one_by_one(&net, &x, x.len() / inp, &mut l, &mut v, &mut scratch);
+                        if result_tx.send((l, v)).is_err() {
+                            break;
+                        }
+                    }
+                });
+                Helper {
+                    jobs: Some(jobs),
+                    results,
+                    thread: Some(thread),
+                }
+            })
+            .collect();
         ParallelCpu {
             net,
-            scratch: (0..threads.max(1)).map(|_| Scratch::default()).collect(),
+            scratch: Scratch::default(),
+            helpers,
+        }
+    }
+}
+
+impl Drop for ParallelCpu {
+    fn drop(&mut self) {
+        for h in &mut self.helpers {
+            h.jobs = None; // closes the channel: the helper's loop ends
+            if let Some(t) = h.thread.take() {
+                let _ = t.join();
+            }
         }
     }
 }
@@ -345,28 +388,31 @@ impl Evaluate for ParallelCpu {
     fn evaluate(&mut self, planes: &[f32], n: usize, logits: &mut Vec<f32>, values: &mut Vec<f32>) {
         logits.clear();
         values.clear();
-        let threads = self.scratch.len().min(n).max(1);
-        if threads == 1 {
-            one_by_one(&self.net, planes, n, logits, values, &mut self.scratch[0]);
+        if n == 0 {
             return;
         }
-        let inp = planes.len() / n;
+        let threads = (self.helpers.len() + 1).min(n);
+        let inp = planes.len() / n.max(1);
         let per = n.div_ceil(threads);
-        let net = &*self.net;
-        let mut outs: Vec<(Vec<f32>, Vec<f32>)> = vec![(Vec::new(), Vec::new()); threads];
-        std::thread::scope(|s| {
-            let mut jobs = self
-                .scratch
-                .iter_mut()
-                .zip(outs.iter_mut())
-                .zip(planes.chunks(per * inp));
-            let ((first_scratch, first_out), first) = jobs.next().expect("two threads or more");
-            for ((scratch, out), x) in jobs {
-                s.spawn(move || one_by_one(net, x, x.len() / inp, &mut out.0, &mut out.1, scratch));
-            }
-            one_by_one(net, first, first.len() / inp, &mut first_out.0, &mut first_out.1, first_scratch);
-        });
-        for (l, v) in outs {
+        let mut slices = planes[..n * inp].chunks(per * inp);
+        let first = slices.next().unwrap_or(&[]);
+        let mut sent = Vec::new();
+        for (h, x) in self.helpers.iter().zip(slices) {
+            let jobs = h.jobs.as_ref().expect("open until drop");
+            jobs.send(x.to_vec())
+                .expect("helper threads live as long as the evaluator");
+            sent.push(h);
+        }
+        one_by_one(
+            &self.net,
+            first,
+            first.len() / inp.max(1),
+            logits,
+            values,
+            &mut self.scratch,
+        );
+        for h in sent {
+            let (l, v) = h.results.recv().expect("a helper answers every job");
             logits.extend_from_slice(&l);
             values.extend_from_slice(&v);
         }
@@ -529,7 +575,7 @@ mod tests {
         let folded = Arc::new(Folded::from_net(&Net::new(shape, 4, &Device::Cpu).unwrap()).unwrap());
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         let inp = 42 * 3;
-        for n in [1, 2, 7, 9] {
+        for n in [0, 1, 2, 7, 9] {
             let planes: Vec<f32> = (0..n * inp).map(|_| rng.gen_range(0..2) as f32).collect();
             let (mut alone_l, mut alone_v) = (Vec::new(), Vec::new());
             for x in planes.chunks(inp) {
