@@ -7,7 +7,16 @@
 //! [`Tree::expand`] and [`Tree::backup`] apply a network output — so that a
 //! caller can stop between selecting a leaf and evaluating it. Self-play
 //! uses that to collect the leaves of many games into one network batch;
-//! [`search`] is the plain one-game driver used by the player.
+//! [`search`] is the plain one-game driver, and [`search_batched`] the
+//! player's: several leaves of one game per network call, kept apart by
+//! virtual losses.
+//!
+//! On top of PUCT sits an MCTS-solver (Winands et al.): finished games are
+//! proven results, and proofs climb the tree (one winning child proves a
+//! loss for the player who moved into the node, all losing children a win).
+//! Proven nodes are scored exactly, proven-lost moves are not searched, and
+//! the move played is a proven win when there is one — the search stops
+//! spending visits on lines it has settled.
 //!
 //! Nodes live in one arena and refer to their children as a contiguous
 //! range. After a move, [`Tree::advance`] keeps the chosen subtree (its
