@@ -423,8 +423,8 @@ pub fn most_visited(visits: &[u32]) -> usize {
 }
 
 /// Runs `simulations` one-leaf-at-a-time simulations on `tree` (the
-/// player's search; self-play batches many games instead). The root is
-/// expanded first if needed, which costs one extra network call.
+/// player's search at batch 1; self-play batches many games instead). The
+/// root is expanded first if needed, which costs one extra network call.
 pub fn search<B: Bits>(
     tree: &mut Tree<B>,
     geo: &Geometry<B>,
