@@ -15,7 +15,7 @@
 //!
 //! Every figure is the median of several timed rounds.
 
-use super::checkpoint::{self, MODEL_FILE};
+use super::checkpoint;
 use super::inference::{Cache, CpuEvaluator, Evaluate, Folded, ParallelCpu, Scratch};
 use super::mcts::{search_batched, Tree};
 use super::network::{Net, NetShape};
@@ -24,6 +24,7 @@ use super::selfplay::{play_parallel, SelfPlayConfig, SelfPlayStats};
 use crate::bench::median;
 use crate::game::bitboard::Geometry;
 use crate::game::bitboard::Position;
+use crate::game::openings::parse_move_string;
 use crate::game::BoardConfig;
 use candle_core::Device;
 use rand::{Rng, SeedableRng};
@@ -453,25 +454,16 @@ pub fn search_bench(
     rounds: usize,
     out: &mut dyn Write,
 ) -> Result<(), String> {
-    let dir = checkpoint::resolve_model(model)?;
-    let meta = checkpoint::read_meta(&dir)?;
-    let net = Net::load(meta.network, &dir.join(MODEL_FILE), &Device::Cpu).map_err(|e| e.to_string())?;
+    let (meta, net) = checkpoint::load_model(model, &Device::Cpu)?;
     let folded = Arc::new(Folded::from_net(&net).map_err(|e| e.to_string())?);
-    let cfg = BoardConfig {
-        rows: meta.board.rows,
-        cols: meta.board.cols,
-        win_length: meta.board.win_length,
-    };
+    let cfg = BoardConfig::from(meta.board);
     if cfg.cells() > 64 {
         return Err("the search bench takes models of boards of up to 64 cells".into());
     }
     let geo = Geometry::<u64>::new(cfg);
     let positions: Vec<Position<u64>> = SEARCH_POSITIONS
         .iter()
-        .map(|m| {
-            let cols: Vec<usize> = m.bytes().map(|b| (b - b'1') as usize).collect();
-            Position::from_moves(&geo, &cols)
-        })
+        .map(|m| Position::from_moves(&geo, &parse_move_string(m, cfg.cols)?))
         .collect::<Result<_, _>>()?;
     let w = |e: std::io::Error| e.to_string();
     writeln!(

@@ -49,6 +49,16 @@ impl From<BoardConfig> for BoardMeta {
     }
 }
 
+impl From<BoardMeta> for BoardConfig {
+    fn from(b: BoardMeta) -> Self {
+        BoardConfig {
+            rows: b.rows,
+            cols: b.cols,
+            win_length: b.win_length,
+        }
+    }
+}
+
 impl std::fmt::Display for BoardMeta {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}×{} (win {})", self.rows, self.cols, self.win_length)
@@ -208,6 +218,17 @@ pub fn read_meta(dir: &Path) -> Result<Meta, String> {
         ));
     }
     Ok(meta)
+}
+
+/// Loads the network a `model:` path names (see [`resolve_model`]) onto
+/// `device`, with its metadata.
+pub fn load_model(model: &Path, device: &candle_core::Device) -> Result<(Meta, super::network::Net), String> {
+    let dir = resolve_model(model)?;
+    let meta = read_meta(&dir)?;
+    let file = dir.join(MODEL_FILE);
+    let net = super::network::Net::load(meta.network, &file, device)
+        .map_err(|e| format!("cannot load {}: {e}", file.display()))?;
+    Ok((meta, net))
 }
 
 /// Resolves a `model:` path: a checkpoint directory (with `meta.json`), a

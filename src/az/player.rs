@@ -6,11 +6,10 @@
 //! that says both (as an illegal answer the referee reports, since the
 //! board is only known when the player is first asked).
 
-use super::checkpoint::{self, BoardMeta, MODEL_FILE};
+use super::checkpoint::{self, BoardMeta};
 use super::device::resolve_device;
 use super::inference::{Cache, CandleEvaluator, Evaluate, Folded, ParallelCpu};
 use super::mcts::{search_batched, RootInfo, Tree};
-use super::network::Net;
 use crate::game::bitboard::{Bits, Geometry, Position, B256};
 use crate::game::{Answer, BoardConfig};
 use crate::players::{Strategy, TurnView};
@@ -119,11 +118,8 @@ impl AlphaZeroBot {
     /// Loads a model (see [`checkpoint::resolve_model`]) onto `device`;
     /// on the CPU its search runs on `threads` threads (`None`: every core).
     pub fn load(model: &Path, simulations: u32, device: &str, threads: Option<u32>) -> Result<Self, String> {
-        let dir = checkpoint::resolve_model(model)?;
-        let meta = checkpoint::read_meta(&dir)?;
         let dev = resolve_device(device)?;
-        let net = Net::load(meta.network, &dir.join(MODEL_FILE), &dev)
-            .map_err(|e| format!("cannot load {}: {e}", dir.join(MODEL_FILE).display()))?;
+        let (meta, net) = checkpoint::load_model(model, &dev)?;
         let eval: Box<dyn Evaluate> = if dev.is_cpu() {
             let folded = Folded::from_net(&net).map_err(|e| e.to_string())?;
             let threads = threads.map_or_else(
