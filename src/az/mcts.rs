@@ -313,8 +313,8 @@ impl<B: Bits> Tree<B> {
 
     /// The move to play: a proven win if there is one, else the most
     /// visited move not proven lost (the most visited of all when every
-    /// move loses).
-    pub fn best_move(&self, cols: usize) -> usize {
+    /// move loses; column 0 before the root is expanded).
+    pub fn best_move(&self) -> usize {
         let kids = self.children(&self.nodes[self.root as usize]);
         let most_visited_of = |keep: &dyn Fn(&Node) -> bool| {
             // The first of equals wins: children are in column order.
@@ -328,7 +328,8 @@ impl<B: Bits> Tree<B> {
         };
         most_visited_of(&|c| c.proven == WIN)
             .or_else(|| most_visited_of(&|c| c.proven != LOSS))
-            .unwrap_or_else(|| most_visited(&self.root_info(cols).visits))
+            .or_else(|| most_visited_of(&|_| true))
+            .unwrap_or(0)
     }
 
     /// Mixes Dirichlet(`alpha`) noise into the root's priors with weight
@@ -496,15 +497,8 @@ pub fn search_batched<B: Bits>(
     let mut path = Vec::new();
     // Leaves waiting for the network: (position, path from the root).
     let mut pending: Vec<(Position<B>, Vec<u32>)> = Vec::with_capacity(batch);
-    if !tree.root_expanded() {
-        let pos = tree.root_pos;
-        encode(&pos, rows, cols, &mut planes[..inp]);
-        eval.evaluate(&planes[..inp], 1, &mut logits, &mut values);
-        cache.insert(pos.key(), &logits[..cols], values[0]);
-        let root = tree.root;
-        tree.expand(geo, root, &pos, &logits);
-        tree.backup(&[root], values[0]);
-    }
+    // No simulation: expands the root as the plain search does.
+    search(tree, geo, eval, cache, 0, c_puct);
     let mut done = 0;
     while done < simulations && !tree.root_proven() {
         while pending.len() < batch && done < simulations && !tree.root_proven() {
@@ -584,7 +578,7 @@ mod tests {
         let mut tree = Tree::new(pos);
         search(&mut tree, &g, eval, &mut Cache::new(10_000), sims, 2.5);
         let info = tree.root_info(7);
-        (tree.best_move(7), info)
+        (tree.best_move(), info)
     }
 
     #[test]
@@ -669,7 +663,7 @@ mod tests {
         search(&mut tree, &g, &mut Uniform, &mut Cache::new(10_000), 20_000, 2.5);
         assert!(tree.root_proven(), "a win in 3 plies is proven");
         assert!(tree.root_visits() < 20_000, "the search stops once it is proven");
-        let col = tree.best_move(7);
+        let col = tree.best_move();
         assert!(col == 1 || col == 4, "{col}");
         assert_eq!(tree.root_info(7).q[col], Some(1.0));
     }
@@ -686,7 +680,7 @@ mod tests {
         let info = tree.root_info(7);
         assert!(info.q.iter().all(|q| *q == Some(-1.0)), "{info:?}");
         // Every move loses, so the move is still a legal one.
-        assert!(tree.best_move(7) < 7);
+        assert!(tree.best_move() < 7);
     }
 
     /// Visits and values of every node are consistent: each expanded node
@@ -727,7 +721,7 @@ mod tests {
         let g = Geometry::<u64>::new(BoardConfig::default());
         let mut tree = Tree::new(Position::from_moves(&g, &moves).unwrap());
         search_batched(&mut tree, &g, &mut untrained(), &mut Cache::new(1000), 300, 2.5, 8);
-        assert_eq!(tree.best_move(7), 3);
+        assert_eq!(tree.best_move(), 3);
     }
 
     #[test]

@@ -71,7 +71,7 @@ fn think<B: Bits>(
     };
     search_batched(&mut tree, geo, eval, cache, simulations, PLAY_C_PUCT, PLAY_BATCH);
     let info = tree.root_info(geo.cfg.cols);
-    let col = tree.best_move(geo.cfg.cols);
+    let col = tree.best_move();
     tree.advance(geo, col);
     *kept = Some(tree);
     (col, info)

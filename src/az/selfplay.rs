@@ -255,7 +255,7 @@ impl<B: Bits> Slot<B> {
             }
             pick
         } else {
-            self.tree.best_move(cols)
+            self.tree.best_move()
         };
         if self.full {
             self.history.push((self.moves.len(), pos, policy, info.value));
