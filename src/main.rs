@@ -321,7 +321,7 @@ fn bench(what: BenchWhat) -> u8 {
         } => {
             let run = || -> Result<(), String> {
                 let (cfg, nets) = board_and_nets(&board, &nets)?;
-                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let cores = c4sim::cores();
                 c4sim::az::bench::inference_bench(
                     cfg,
                     &nets,
@@ -370,7 +370,7 @@ fn bench(what: BenchWhat) -> u8 {
                     return Err("the self-play bench takes boards of up to 64 cells".into());
                 }
                 let (blocks, channels) = c4sim::az::bench::parse_net(&net)?;
-                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let cores = c4sim::cores();
                 c4sim::az::bench::selfplay_bench(
                     cfg,
                     blocks,
@@ -392,7 +392,7 @@ fn bench(what: BenchWhat) -> u8 {
             simulations,
             rounds,
         } => {
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let cores = c4sim::cores();
             bench_exit(c4sim::az::bench::search_bench(
                 &model,
                 simulations.max(1),

@@ -293,7 +293,7 @@ pub fn train_bench(
         let threads = std::env::var("RAYON_NUM_THREADS")
             .ok()
             .and_then(|t| t.parse().ok())
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            .unwrap_or_else(crate::cores);
         let mut host =
             super::hosttrain::HostTrainer::from_net(&net, &Default::default(), 0, 1e-3, 1e-4, threads).map_err(e)?;
         let xs = x.flatten_all().map_err(e)?.to_vec1::<f32>().map_err(e)?;

@@ -122,10 +122,7 @@ impl AlphaZeroBot {
         let (meta, net) = checkpoint::load_model(model, &dev)?;
         let eval: Box<dyn Evaluate> = if dev.is_cpu() {
             let folded = Folded::from_net(&net).map_err(|e| e.to_string())?;
-            let threads = threads.map_or_else(
-                || std::thread::available_parallelism().map_or(1, |n| n.get()),
-                |t| t as usize,
-            );
+            let threads = threads.map_or_else(crate::cores, |t| t as usize);
             Box::new(ParallelCpu::new(Arc::new(folded), threads))
         } else {
             Box::new(CandleEvaluator { net })

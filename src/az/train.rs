@@ -118,7 +118,7 @@ impl TrainState {
             value_hidden: settings.network.value_hidden as usize,
         };
         let workers = match settings.self_play.workers {
-            0 if device.is_cpu() => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            0 if device.is_cpu() => crate::cores(),
             0 => 1,
             n => n as usize,
         };
@@ -354,7 +354,7 @@ impl TrainState {
     fn train_steps_host(&mut self, it: u32) -> candle_core::Result<(f64, f64, u64)> {
         let o = self.settings.optimizer;
         let threads = match o.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            0 => crate::cores(),
             t => t as usize,
         };
         let mut host = HostTrainer::from_net(
