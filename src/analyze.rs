@@ -3,17 +3,20 @@
 
 use crate::game::openings::parse_move_string;
 use crate::game::{Answer, BoardConfig, Game, DEFAULT_LETTERS};
-use crate::players::{build_strategy, Strategy, TurnView};
-use crate::scenario::PlayerSpec;
+use crate::players::kinds::{RunsAs, KINDS};
+use crate::players::{build_strategy, PlayerSpec, Strategy, TurnView};
 use serde_json::json;
 use std::io::{BufRead, Write};
 
 /// Builds the strategy for `analyze`, or says which kinds can answer.
 pub fn analyzer(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>, String> {
     build_strategy(spec, seed).map_err(|why| {
-        format!(
-            "{why}; kinds that answer without a person: leftmost, rightmost, random, invalid, minimax, mcts, alphazero (with a `model`)"
-        )
+        let bots: Vec<&str> = KINDS
+            .iter()
+            .filter(|k| k.runs_as == RunsAs::Bot)
+            .map(|k| k.name)
+            .collect();
+        format!("{why}; kinds that answer without a person: {}", bots.join(", "))
     })
 }
 

@@ -15,9 +15,5 @@ pub mod render;
 pub mod scenario;
 pub mod search;
 pub mod tournament;
-
-/// The cores this process may use (1 when the system cannot tell): the
-/// default for every "one per core" setting.
-pub fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
+pub mod train;
+pub mod util;

@@ -199,7 +199,7 @@ fn run(file: &std::path::Path, json: bool, fresh: bool) -> u8 {
     match sc.mode {
         Mode::Match => run_match_mode(&sc, json),
         Mode::Tournament => c4sim::tournament::run_tournament(&sc, json, fresh),
-        Mode::Train => c4sim::az::run_train(&sc, json),
+        Mode::Train => c4sim::train::run_train(&sc, json),
         Mode::Serve => c4sim::net::run_serve(&sc, json),
         Mode::Join => c4sim::net::run_join(&sc, json),
     }
@@ -271,8 +271,8 @@ fn bench(what: BenchWhat) -> u8 {
             positions,
             baseline,
         } => {
-            let pos = c4sim::search::bench::midgame_positions(positions, 2024);
-            match c4sim::search::bench::minimax_bench(depth, &pos, baseline, &mut std::io::stdout()) {
+            let pos = c4sim::bench::minimax::midgame_positions(positions, 2024);
+            match c4sim::bench::minimax::minimax_bench(depth, &pos, baseline, &mut std::io::stdout()) {
                 Ok(_) => 0,
                 Err(e) => {
                     eprintln!("error: {e}");
@@ -282,11 +282,11 @@ fn bench(what: BenchWhat) -> u8 {
         }
         BenchWhat::Tournament { games, rounds } => {
             let runs: Vec<_> = (0..rounds)
-                .map(|_| c4sim::bench::tournament_bench(games, &[1, 2]))
+                .map(|_| c4sim::bench::referee::tournament_bench(games, &[1, 2]))
                 .collect();
-            let med = |f: &dyn Fn(&c4sim::bench::TournamentBench) -> f64| {
+            let med = |f: &dyn Fn(&c4sim::bench::referee::TournamentBench) -> f64| {
                 let mut v: Vec<f64> = runs.iter().map(f).collect();
-                c4sim::bench::median(&mut v)
+                c4sim::util::median(&mut v)
             };
             println!(
                 "round-robin of 4 fast bots, {} games, {rounds} rounds (medians):",
@@ -321,8 +321,8 @@ fn bench(what: BenchWhat) -> u8 {
         } => {
             let run = || -> Result<(), String> {
                 let (cfg, nets) = board_and_nets(&board, &nets)?;
-                let cores = c4sim::cores();
-                c4sim::az::bench::inference_bench(
+                let cores = c4sim::util::cores();
+                c4sim::bench::az::inference_bench(
                     cfg,
                     &nets,
                     &batches,
@@ -345,7 +345,7 @@ fn bench(what: BenchWhat) -> u8 {
         } => {
             let run = || -> Result<(), String> {
                 let (cfg, nets) = board_and_nets(&board, &nets)?;
-                c4sim::az::bench::train_bench(
+                c4sim::bench::az::train_bench(
                     cfg,
                     &nets,
                     batch.max(2),
@@ -369,9 +369,9 @@ fn bench(what: BenchWhat) -> u8 {
                 if cfg.cells() > 64 {
                     return Err("the self-play bench takes boards of up to 64 cells".into());
                 }
-                let (blocks, channels) = c4sim::az::bench::parse_net(&net)?;
-                let cores = c4sim::cores();
-                c4sim::az::bench::selfplay_bench(
+                let (blocks, channels) = c4sim::bench::az::parse_net(&net)?;
+                let cores = c4sim::util::cores();
+                c4sim::bench::az::selfplay_bench(
                     cfg,
                     blocks,
                     channels,
@@ -392,8 +392,8 @@ fn bench(what: BenchWhat) -> u8 {
             simulations,
             rounds,
         } => {
-            let cores = c4sim::cores();
-            bench_exit(c4sim::az::bench::search_bench(
+            let cores = c4sim::util::cores();
+            bench_exit(c4sim::bench::az::search_bench(
                 &model,
                 simulations.max(1),
                 cores,
@@ -403,7 +403,7 @@ fn bench(what: BenchWhat) -> u8 {
         }
         BenchWhat::Referee { games, rounds } => {
             println!("random vs random on 7×6, {games} games per round, {rounds} rounds (medians):");
-            let r = c4sim::bench::referee_bench(games, rounds);
+            let r = c4sim::bench::referee::referee_bench(games, rounds);
             println!(
                 "  plain loop (same referee state machine, direct calls): {:>10.0} games/s",
                 r.loop_games_per_s
@@ -441,7 +441,7 @@ fn board_and_nets(board: &str, nets: &[String]) -> Result<(BoardConfig, Vec<(usi
     let cfg = BoardConfig::parse_compact(board)?;
     let nets = nets
         .iter()
-        .map(|n| c4sim::az::bench::parse_net(n))
+        .map(|n| c4sim::bench::az::parse_net(n))
         .collect::<Result<Vec<_>, _>>()?;
     Ok((cfg, nets))
 }

@@ -6,8 +6,9 @@
 
 use super::messages::*;
 use crate::game::{EndReason, Game, Refusal, Step};
-use crate::players::{derive_seed, TurnView};
+use crate::players::TurnView;
 use crate::record::GameRecord;
+use crate::util::seed;
 use actix::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -50,7 +51,7 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
             .send(NewGame {
                 game: msg.game,
                 seat,
-                seed: derive_seed(msg.seed, msg.game, seat as u64),
+                seed: seed::derive(msg.seed, msg.game, seat as u64),
             })
             .await;
     }

@@ -8,10 +8,12 @@ use super::referee::Referee;
 use super::sinks::{JsonWriter, Renderer};
 use crate::game::DEFAULT_LETTERS;
 use crate::players::external::{ExternalProcess, Launch};
-use crate::players::{build_strategy, check_fits, derive_seed, human};
+use crate::players::kinds::RunsAs;
+use crate::players::{build_strategy, check_fits, human};
 use crate::record::{tally, GameRecord, Tally};
 use crate::render::{resolve, Look};
-use crate::scenario::{FirstMover, PlayerKind, PlayerSpec, RenderStyle, Scenario};
+use crate::scenario::{FirstMover, PlayerSpec, RenderStyle, Scenario};
+use crate::util::seed;
 use actix::prelude::*;
 use std::io::IsTerminal;
 
@@ -46,8 +48,8 @@ impl Output {
 
 /// Builds what a player actor wraps for one player entry.
 pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Inner, String> {
-    Ok(match spec.kind {
-        PlayerKind::Human => {
+    Ok(match spec.kind.runs_as() {
+        RunsAs::Human => {
             let look_style = if out.style == RenderStyle::None {
                 RenderStyle::Ascii
             } else {
@@ -59,7 +61,7 @@ pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> R
                 prompt_to_stderr: out.json,
             })
         }
-        PlayerKind::External => Inner::External(Box::new(ExternalProcess::new(
+        RunsAs::External => Inner::External(Box::new(ExternalProcess::new(
             spec.name.clone(),
             Launch {
                 command: spec.command.clone(),
@@ -67,7 +69,7 @@ pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> R
                 env: spec.env.clone().into_iter().collect(),
             },
         ))),
-        _ => Inner::Bot(build_strategy(spec, seed)?),
+        RunsAs::Bot => Inner::Bot(build_strategy(spec, seed)?),
     })
 }
 
@@ -79,9 +81,9 @@ pub fn start_player(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> 
 /// The move-time limit of a player: its own `move_time`, else the
 /// scenario's for programs; people have none unless they set one.
 pub fn move_time_of(spec: &PlayerSpec, sc: &Scenario) -> Option<std::time::Duration> {
-    spec.move_time.or(match spec.kind {
-        PlayerKind::Human => None,
-        _ => Some(sc.limits.move_time),
+    spec.move_time.or(match spec.kind.runs_as() {
+        RunsAs::Human => None,
+        RunsAs::Bot | RunsAs::External => Some(sc.limits.move_time),
     })
 }
 
@@ -93,7 +95,7 @@ pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, St
     }
     let mut actors = Vec::with_capacity(n);
     for (i, spec) in sc.players.iter().enumerate() {
-        actors.push(start_player(spec, derive_seed(sc.seed, 0, i as u64), out, n)?);
+        actors.push(start_player(spec, seed::derive(sc.seed, 0, i as u64), out, n)?);
     }
     let sinks = out.sinks();
     let referee = Referee.start();
@@ -109,7 +111,7 @@ pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, St
     let games = sc.match_settings.games as u64;
     let first = match sc.match_settings.first {
         FirstMover::Seat => 0,
-        FirstMover::Random => (derive_seed(sc.seed, 0, 0xf125) % n as u64) as usize,
+        FirstMover::Random => (seed::derive(sc.seed, 0, seed::FIRST_MOVER) % n as u64) as usize,
         FirstMover::Ask => ask_first(sc, out.json).await,
     };
     for g in 0..games {
@@ -138,7 +140,7 @@ pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, St
             letters: DEFAULT_LETTERS.to_vec(),
             opening: Vec::new(),
             max_invalid: sc.limits.max_invalid_moves,
-            seed: derive_seed(sc.seed, g + 1, 0x6a6d),
+            seed: seed::derive(sc.seed, g + 1, seed::MATCH_GAME),
             sinks: sinks.clone(),
         };
         let record = referee

@@ -15,7 +15,6 @@
 //! newest are kept. Setting `C4SIM_FAULT=checkpoint-before-rename` kills
 //! the process between writing and renaming (for the crash test).
 
-use super::metrics::Row;
 use super::network::NetShape;
 use crate::game::BoardConfig;
 use serde::{Deserialize, Serialize};
@@ -328,4 +327,33 @@ mod tests {
         std::fs::write(dir.path().join(META_FILE), "{\"format\": 3}").unwrap();
         assert!(read_meta(dir.path()).unwrap_err().contains("not a c4sim checkpoint"));
     }
+}
+
+/// One iteration's figures. Missing fields read as their defaults, so a
+/// checkpoint written by an older c4sim still loads.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Row {
+    pub iteration: u32,
+    pub games: u64,
+    pub positions: u64,
+    pub buffer: u64,
+    pub train_steps: u64,
+    /// `None` while the buffer is below `replay.min_size` (no training yet).
+    pub policy_loss: Option<f64>,
+    pub value_loss: Option<f64>,
+    pub selfplay_games_per_s: f64,
+    pub simulations_per_s: f64,
+    pub cache_hit_rate: f64,
+    pub mean_batch: f64,
+    pub train_steps_per_s: f64,
+    /// Score against the evaluation opponent (draws count half), when evaluated.
+    pub eval_score: Option<f64>,
+    pub eval_games: u32,
+    pub eval_wins: u32,
+    pub eval_draws: u32,
+    pub eval_losses: u32,
+    pub selfplay_s: f64,
+    pub train_s: f64,
+    pub eval_s: f64,
 }

@@ -1,4 +1,6 @@
-//! AlphaZero: network (candle), batched MCTS, self-play, training, checkpoints.
+//! The AlphaZero engine: pure computation on positions and networks, no
+//! actors and no scenario. The `alphazero` player kind (`players::alphazero`)
+//! and training (`train`) are built on it.
 //!
 //! | module | job |
 //! |---|---|
@@ -7,30 +9,16 @@
 //! | [`hosttrain`] | training steps on the CPU with a hand-written backward pass (checked against candle) |
 //! | [`inference`] | the folded fast CPU path, the candle (GPU) path, the position cache |
 //! | [`mcts`] | PUCT search in steps, so leaves of many games can share a batch |
-//! | [`selfplay`] | workers advancing many games at once |
-//! | [`replay`] | the replay buffer, mirror augmentation, its file |
-//! | [`checkpoint`] | atomic checkpoints, latest-checkpoint lookup, model paths |
-//! | [`metrics`] | metrics.csv and curves.svg |
-//! | [`player`] | the `alphazero` player kind |
+//! | [`checkpoint`] | the model format: atomic checkpoint directories, `meta.json`, model lookup |
 //! | [`device`] | `device: auto | cpu | cuda | metal` |
-//! | [`bench`] | `c4sim bench inference` / `selfplay` |
-//! | [`train`] | `mode: train`: the Trainer actor, iterations, evaluation through the referee |
 
-pub mod bench;
 pub mod checkpoint;
 pub mod device;
 pub mod encode;
 pub mod hosttrain;
 pub mod inference;
 pub mod mcts;
-pub mod metrics;
 pub mod network;
-pub mod player;
-pub mod replay;
-pub mod selfplay;
-pub mod train;
-
-pub use train::run_train;
 
 /// Keeps freed tensor buffers in the heap instead of returning them to the
 /// system. glibc serves allocations above 128 KiB (most activations) with

@@ -16,6 +16,16 @@ pub const MAX_SEATS: usize = 9;
 /// Default letters of the seats in board strings, in seating order.
 pub const DEFAULT_LETTERS: [char; MAX_SEATS] = ['R', 'Y', 'B', 'G', 'P', 'O', 'N', 'K', 'W'];
 
+/// Colour names in seating order (RED always moves first).
+pub const COLOUR_NAMES: [&str; 9] = [
+    "Red", "Yellow", "Blue", "Green", "Purple", "Orange", "Brown", "Black", "White",
+];
+
+/// The colour name of `seat` (people read colours, the board shows letters).
+pub fn colour_name(seat: usize) -> &'static str {
+    COLOUR_NAMES[seat % COLOUR_NAMES.len()]
+}
+
 /// Shape of a board and the length of a winning line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct BoardConfig {

@@ -13,10 +13,12 @@ use crate::actors::player::PlayerActor;
 use crate::actors::runner::{start_player, Output};
 use crate::actors::sinks::{JsonWriter, Renderer};
 use crate::game::{Answer, Board, EndReason, Refusal, DEFAULT_LETTERS, DEFAULT_MAX_INVALID};
-use crate::players::{derive_seed, TurnView};
+use crate::players::kinds::RunsAs;
+use crate::players::TurnView;
 use crate::record::{PlayerResult, Tally};
 use crate::scenario::net::{GameKind, JoinSettings};
-use crate::scenario::{PlayerKind, PlayerSpec, RenderStyle};
+use crate::scenario::{PlayerSpec, RenderStyle};
+use crate::util::seed;
 use actix::prelude::*;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -217,13 +219,13 @@ async fn play(cfg: JoinConfig, index: usize) -> Result<Tally, String> {
     let game = cfg.settings.game;
     let actor = start_player(
         &spec,
-        derive_seed(cfg.seed, 0, index as u64),
+        seed::derive(cfg.seed, 0, index as u64),
         cfg.out,
         game.max_players(),
     )?;
     let show_boards = !cfg.out.json
         && cfg.out.style != RenderStyle::None
-        && (spec.kind == PlayerKind::Human || cfg.players.len() == 1);
+        && (spec.kind.runs_as() == RunsAs::Human || cfg.players.len() == 1);
     let mut c = Client {
         name: name.clone(),
         w,
@@ -406,7 +408,7 @@ async fn handle_line(
                     .send(NewGame {
                         game: c.number,
                         seat: me,
-                        seed: derive_seed(0, c.number, me as u64),
+                        seed: seed::derive(0, c.number, me as u64),
                     })
                     .await;
                 c.show.json(

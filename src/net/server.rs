@@ -21,9 +21,10 @@ use super::seat::NetSeat;
 use crate::actors::messages::{GameEvent, PlayGame, PlayerHandle, Reply, Seat};
 use crate::actors::referee::referee_game;
 use crate::game::{Answer, BoardConfig, EndReason, DEFAULT_LETTERS};
-use crate::players::{derive_seed, TurnView};
+use crate::players::TurnView;
 use crate::record::{GameRecord, PlayerResult};
 use crate::scenario::net::{GameKind, ServerSettings};
+use crate::util::seed;
 use actix::prelude::*;
 use rand::RngCore;
 use serde_json::{json, Map, Value};
@@ -504,7 +505,7 @@ impl Hub {
             letters: DEFAULT_LETTERS.to_vec(),
             opening: Vec::new(),
             max_invalid: self.cfg.max_invalid,
-            seed: derive_seed(self.cfg.seed, no, 0x6e6574),
+            seed: seed::derive(self.cfg.seed, no, seed::LOBBY_MATCH),
             sinks: vec![hub.clone().recipient()],
         };
         actix::spawn(async move {

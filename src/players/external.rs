@@ -6,7 +6,8 @@
 //! group when the run ends or the game is abandoned: no process outlives
 //! the run.
 
-use super::{colour_name, TurnView};
+use super::TurnView;
+use crate::game::colour_name;
 use crate::game::{Answer, Board};
 use std::process::Stdio;
 use std::time::Duration;

@@ -1,22 +1,17 @@
 //! Player kinds. In-process bots implement [`Strategy`] (synchronous, pure
 //! given their seed); people and external programs do I/O and live in
-//! [`human`] and [`external`]. The player actor wraps any of them.
+//! [`human`] and [`external`]. The player actor wraps any of them;
+//! [`kinds`] is the registry of every kind.
 
+pub mod alphazero;
 pub mod bots;
 pub mod external;
 pub mod human;
+pub mod kinds;
+
+pub use kinds::{build_strategy, check_fits, PlayerKind, PlayerSpec};
 
 use crate::game::{Answer, Board, Game, Refusal};
-use crate::scenario::{PlayerKind, PlayerSpec};
-
-/// Colour names in seating order (RED always moves first).
-pub const COLOUR_NAMES: [&str; 9] = [
-    "Red", "Yellow", "Blue", "Green", "Purple", "Orange", "Brown", "Black", "White",
-];
-
-pub fn colour_name(seat: usize) -> &'static str {
-    COLOUR_NAMES[seat % COLOUR_NAMES.len()]
-}
 
 /// What a player is shown when asked for a move: a copy of the board, so a
 /// player can never change the real one.
@@ -87,44 +82,4 @@ pub trait Strategy: Send {
     fn is_heavy(&self) -> bool {
         false
     }
-}
-
-/// Builds the strategy of an in-process kind. Kinds that do I/O (human,
-/// external) have none, and a model that cannot be loaded says why.
-pub fn build_strategy(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>, String> {
-    use bots::*;
-    Ok(match spec.kind {
-        PlayerKind::Leftmost => Box::new(Leftmost),
-        PlayerKind::Rightmost => Box::new(Rightmost),
-        PlayerKind::Random => Box::new(RandomBot::new(seed)),
-        PlayerKind::Invalid => Box::new(InvalidBot),
-        PlayerKind::Minimax => Box::new(MinimaxBot::new(spec.depth)),
-        PlayerKind::Mcts => Box::new(MctsBot::new(spec.simulations, seed)),
-        PlayerKind::Alphazero => Box::new(
-            crate::az::player::AlphaZeroBot::from_spec(spec).map_err(|e| format!("player `{}`: {e}", spec.name))?,
-        ),
-        PlayerKind::Human | PlayerKind::External => {
-            return Err(format!("`{}` players are not in-process bots", spec.kind.as_str()))
-        }
-    })
-}
-
-/// Refuses, before any game starts, a player that cannot play on `cfg`
-/// (an AlphaZero model trained for another board size).
-pub fn check_fits(spec: &PlayerSpec, cfg: crate::game::BoardConfig) -> Result<(), String> {
-    if spec.kind == PlayerKind::Alphazero {
-        build_strategy(spec, 0)?
-            .fits(cfg)
-            .map_err(|e| format!("player `{}`: {e}", spec.name))?;
-    }
-    Ok(())
-}
-
-/// A seed for one player in one game, derived from the scenario seed
-/// (splitmix64 finaliser: nearby inputs give unrelated outputs).
-pub fn derive_seed(base: u64, a: u64, b: u64) -> u64 {
-    let mut z = base ^ a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.wrapping_mul(0xD1B5_4A32_D192_ED03);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }

@@ -1,9 +1,25 @@
 //! The three terminal looks of rules.md as pure functions from game state to
 //! text. The renderer actor only decides when to print.
 
-use crate::game::{Board, EndReason, Outcome, Refusal};
-use crate::players::colour_name;
-use crate::scenario::{ColorChoice, RenderStyle};
+use crate::game::{colour_name, Board, EndReason, Outcome, Refusal};
+
+/// `render:` — the terminal look of rules.md (`none`: results only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenderStyle {
+    Emoji,
+    Fullwidth,
+    Ascii,
+    None,
+}
+
+/// `color: auto | always | never` — whether emoji/colour are used when the
+/// output is not a terminal or NO_COLOR is set (`auto` respects both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
 
 const EMOJI: [&str; 9] = ["🔴", "🟡", "🔵", "🟢", "🟣", "🟠", "🟤", "⚫", "⬜"];
 const EMOJI_EMPTY: &str = "⚪";

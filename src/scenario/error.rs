@@ -122,7 +122,7 @@ mod tests {
             Some("win_length")
         );
         assert_eq!(
-            did_you_mean("minmax", crate::scenario::PlayerKind::NAMES),
+            did_you_mean("minmax", crate::scenario::PlayerKind::names()),
             Some("minimax")
         );
         assert_eq!(

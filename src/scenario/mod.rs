@@ -22,6 +22,6 @@ mod value;
 pub use duration::parse_duration;
 pub use error::ScenarioError;
 pub use parse::{load, parse_str, DEFAULT_MOVE_TIME};
-pub use players::{parse_player_spec, DEFAULT_ALPHAZERO_SIMULATIONS, DEFAULT_DEPTH, DEFAULT_MCTS_SIMULATIONS};
+pub use players::parse_player_spec;
 pub use tree::{locate, PathSeg};
 pub use types::*;

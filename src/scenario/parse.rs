@@ -56,6 +56,7 @@ use super::types::{
 use super::value::{get, Doc};
 use super::ScenarioError;
 use crate::game::{BoardConfig, DEFAULT_MAX_INVALID, MAX_SEATS, MIN_SEATS};
+use crate::players::kinds::RunsAs;
 use std::path::Path;
 use std::time::Duration;
 
@@ -154,8 +155,8 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     let mut players = match get(top, "players") {
         Some((_, v)) => players::parse_list(doc, v, &ProfileLookup::for_scenario(path))?,
         None => vec![
-            players::default_player(PlayerKind::Random),
-            players::default_player(PlayerKind::Random),
+            PlayerSpec::of_kind(PlayerKind::Random),
+            PlayerSpec::of_kind(PlayerKind::Random),
         ],
     };
     players::dedupe_names(&mut players);
@@ -307,7 +308,7 @@ fn parse_match(doc: Doc, top: &[(Node, Node)], players: &[PlayerSpec]) -> Result
     if let Some((_, v)) = get(entries, "first") {
         m.first =
             [FirstMover::Seat, FirstMover::Ask, FirstMover::Random][doc.choice("first", "first mover", v, &FIRSTS)?];
-        if m.first == FirstMover::Ask && !players.iter().any(|p| p.kind == PlayerKind::Human) {
+        if m.first == FirstMover::Ask && !players.iter().any(|p| p.kind.runs_as() == RunsAs::Human) {
             return Err(doc.err(
                 v.pos(),
                 "`first: ask` needs a `human` player to ask; allowed: seat, ask, random",

@@ -8,106 +8,23 @@
 
 use super::error::{did_you_mean, ScenarioError};
 use super::tree::{self, Node, Pos};
-use super::types::{PlayerKind, PlayerSpec};
 use super::value::{get, Doc};
+use crate::players::kinds::{every_key, kinds_with_key, KeyType, KeyValue, MOVE_TIME};
+use crate::players::{PlayerKind, PlayerSpec};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Keys of a `players` entry; a profile has the same keys except `use`.
-pub(crate) const ENTRY_KEYS: [&str; 12] = [
-    "use",
-    "name",
-    "kind",
-    "depth",
-    "simulations",
-    "model",
-    "device",
-    "threads",
-    "command",
-    "cwd",
-    "env",
-    "move_time",
-];
-/// [`ENTRY_KEYS`] without `use`: profiles cannot use other profiles.
-const PROFILE_KEYS: &[&str] = &[
-    "name",
-    "kind",
-    "depth",
-    "simulations",
-    "model",
-    "device",
-    "threads",
-    "command",
-    "cwd",
-    "env",
-    "move_time",
-];
-
-/// In the order of [`PlayerKind::NAMES`].
-const KINDS: [PlayerKind; 9] = [
-    PlayerKind::Human,
-    PlayerKind::Leftmost,
-    PlayerKind::Rightmost,
-    PlayerKind::Random,
-    PlayerKind::Invalid,
-    PlayerKind::Minimax,
-    PlayerKind::Mcts,
-    PlayerKind::Alphazero,
-    PlayerKind::External,
-];
-
-const DEVICES: [&str; 4] = ["auto", "cpu", "cuda", "metal"];
-
-/// minimax search depth when none is given.
-pub const DEFAULT_DEPTH: u32 = 4;
-/// mcts simulations per move when none are given (also the value kept for
-/// kinds that do not search).
-pub const DEFAULT_MCTS_SIMULATIONS: u32 = 1000;
-/// alphazero simulations per move when none are given.
-pub const DEFAULT_ALPHAZERO_SIMULATIONS: u32 = 800;
-
-/// The kinds a kind-specific key applies to; empty for keys every kind takes.
-fn applies_to(key: &str) -> &'static [PlayerKind] {
-    match key {
-        "depth" => &[PlayerKind::Minimax],
-        "simulations" => &[PlayerKind::Mcts, PlayerKind::Alphazero],
-        "model" | "device" | "threads" => &[PlayerKind::Alphazero],
-        "command" | "cwd" | "env" => &[PlayerKind::External],
-        _ => &[],
-    }
+/// Keys of a `players` entry: `use` and every key of any kind (from the
+/// kind registry); a profile has the same keys except `use`.
+pub(crate) fn entry_keys() -> Vec<&'static str> {
+    let mut v = vec!["use"];
+    v.extend(every_key());
+    v
 }
 
-/// The keys a player of `kind` may have (for messages).
-fn keys_for(kind: PlayerKind) -> Vec<&'static str> {
-    PROFILE_KEYS
-        .iter()
-        .copied()
-        .filter(|k| {
-            let a = applies_to(k);
-            a.is_empty() || a.contains(&kind)
-        })
-        .collect()
-}
-
-/// The defaults of a player of `kind`, before any key is read.
-pub(crate) fn default_player(kind: PlayerKind) -> PlayerSpec {
-    PlayerSpec {
-        name: kind.as_str().to_string(),
-        kind,
-        depth: DEFAULT_DEPTH,
-        simulations: if kind == PlayerKind::Alphazero {
-            DEFAULT_ALPHAZERO_SIMULATIONS
-        } else {
-            DEFAULT_MCTS_SIMULATIONS
-        },
-        model: None,
-        device: "auto".to_string(),
-        threads: None,
-        command: Vec::new(),
-        cwd: None,
-        env: BTreeMap::new(),
-        move_time: None,
-    }
+/// [`entry_keys`] without `use`: profiles cannot use other profiles.
+fn profile_keys() -> Vec<&'static str> {
+    every_key()
 }
 
 /// Where `use: NAME` looks for `NAME.yaml` (then `NAME.yml`), in order.
@@ -228,7 +145,7 @@ fn load_profile(name: &str, file: PathBuf) -> Result<Profile, ScenarioError> {
                 "a player profile must be a mapping like `kind: minimax` and `depth: 8` on their own lines, \
                  got {}; allowed keys: {}",
                 n.describe(),
-                PROFILE_KEYS.join(", ")
+                profile_keys().join(", ")
             );
             return Err(doc.err(n.pos(), msg));
         }
@@ -244,11 +161,11 @@ fn load_profile(name: &str, file: PathBuf) -> Result<Profile, ScenarioError> {
                 format!(
                     "a profile cannot `use` another profile (`use` belongs in a scenario's `players` entries); \
                      allowed keys in a profile: {}",
-                    PROFILE_KEYS.join(", ")
+                    profile_keys().join(", ")
                 ),
             ));
         }
-        doc.check_keys(entries, PROFILE_KEYS, &format!(" in profile `{name}`"))?;
+        doc.check_keys(entries, &profile_keys(), &format!(" in profile `{name}`"))?;
     }
     Ok(Profile {
         name: name.to_string(),
@@ -317,8 +234,12 @@ fn build_player(
     }
     let field = |key: &str| fields.iter().find(|f| f.key == key);
 
+    let names = PlayerKind::names();
     let kind = match field("kind") {
-        Some(f) => KINDS[f.doc().choice("kind", "player kind", f.value, &PlayerKind::NAMES)?],
+        Some(f) => {
+            let i = f.doc().choice("kind", "player kind", f.value, &names)?;
+            PlayerKind::from_name(names[i]).expect("a listed kind")
+        }
         None => {
             let nor = match profile {
                 Some(p) if !entry.is_empty() => format!(" (nor does its profile `{}`)", p.name),
@@ -326,56 +247,60 @@ fn build_player(
             };
             return Err(entry_doc.err(
                 entry_pos,
-                format!(
-                    "{who} has no `kind`{nor}; allowed kinds: {}",
-                    PlayerKind::NAMES.join(", ")
-                ),
+                format!("{who} has no `kind`{nor}; allowed kinds: {}", names.join(", ")),
             ));
         }
     };
+    let info = kind.info();
     for f in &fields {
-        let kinds = applies_to(f.key);
-        if !kinds.is_empty() && !kinds.contains(&kind) {
-            let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+        let kinds = kinds_with_key(f.key);
+        if !kinds.is_empty() && info.key(f.key).is_none() {
             return Err(f.doc().err(
                 f.key_node.pos(),
                 format!(
                     "`{}` applies only to {} players, not to `{}`; keys for `{}` players: {}",
                     f.key,
-                    names.join(" and "),
+                    kinds.join(" and "),
                     kind.as_str(),
                     kind.as_str(),
-                    keys_for(kind).join(", ")
+                    info.all_keys().join(", ")
                 ),
             ));
         }
     }
 
-    let mut p = default_player(kind);
+    let mut p = PlayerSpec::of_kind(kind);
     p.name = profile.map_or_else(|| kind.as_str().to_string(), |pr| pr.name.clone());
     for f in &fields {
         let (d, v) = (f.doc(), f.value);
-        match f.key {
-            "name" => p.name = d.nonempty_string("name", v)?,
-            "depth" => p.depth = d.u32_at_least("depth", v, 1)?,
-            "simulations" => p.simulations = d.u32_at_least("simulations", v, 1)?,
-            "model" => p.model = Some(PathBuf::from(d.nonempty_string("model", v)?)),
-            "device" => p.device = DEVICES[d.choice("device", "device", v, &DEVICES)?].to_string(),
-            "threads" => p.threads = Some(d.u32_at_least("threads", v, 1)?),
-            "cwd" => p.cwd = Some(PathBuf::from(d.nonempty_string("cwd", v)?)),
-            "move_time" => p.move_time = Some(d.duration("move_time", v)?),
-            "command" => p.command = read_command(d, v)?,
-            "env" => p.env = read_env(d, v)?,
-            _ => {}
-        }
+        let key = match f.key {
+            "name" => {
+                p.name = d.nonempty_string("name", v)?;
+                continue;
+            }
+            "move_time" => &MOVE_TIME,
+            k => match info.key(k) {
+                Some(key) => key,
+                None => continue,
+            },
+        };
+        let value = read_value(d, key.name, key.ty, v)?;
+        (key.set)(&mut p, value);
     }
-    if kind == PlayerKind::External && p.command.is_empty() {
-        return Err(entry_doc.err(
-            entry_pos,
-            format!("{who} is `external` but has no `command`: give the program and its arguments as a list, like `command: [python3, bot.py]`"),
-        ));
-    }
+    (info.complete)(&p).map_err(|why| entry_doc.err(entry_pos, format!("{who} {why}")))?;
     Ok(p)
+}
+
+/// Reads one key's value by its registry type.
+fn read_value(d: Doc, key: &str, ty: KeyType, v: &Node) -> Result<KeyValue, ScenarioError> {
+    Ok(match ty {
+        KeyType::Count(min) => KeyValue::Count(d.u32_at_least(key, v, min)?),
+        KeyType::Path => KeyValue::Path(PathBuf::from(d.nonempty_string(key, v)?)),
+        KeyType::Choice(words) => KeyValue::Word(words[d.choice(key, key, v, words)?].to_string()),
+        KeyType::Command => KeyValue::Command(read_command(d, v)?),
+        KeyType::Env => KeyValue::Env(read_env(d, v)?),
+        KeyType::Duration => KeyValue::Duration(d.duration(key, v)?),
+    })
 }
 
 fn read_command(d: Doc, v: &Node) -> Result<Vec<String>, ScenarioError> {
@@ -456,11 +381,11 @@ fn parse_entry(
             format!(
                 "{who} must be a mapping like {{kind: minimax, depth: 6}} or {{use: PROFILE}}, got {}; allowed keys: {}",
                 item.describe(),
-                ENTRY_KEYS.join(", ")
+                entry_keys().join(", ")
             ),
         ));
     };
-    doc.check_keys(entries, &ENTRY_KEYS, context)?;
+    doc.check_keys(entries, &entry_keys(), context)?;
     let profile = match get(entries, "use") {
         Some((_, v)) => {
             let name = doc.nonempty_string("use", v)?;
@@ -562,26 +487,26 @@ pub(crate) fn parse_player_spec_with(spec: &str, lookup: &ProfileLookup) -> Resu
                 &format!("profile `{}`", profile.name),
             );
         }
-        if let Some(i) = PlayerKind::NAMES.iter().position(|k| *k == s) {
+        if let Some(kind) = PlayerKind::from_name(s) {
             let t = tree::parse(&format!("{{kind: {s}}}")).expect("a kind name is valid YAML");
             let root = t.root.expect("one document");
             let Node::Map { entries, .. } = &root else {
                 unreachable!("a flow mapping")
             };
             let p = build_player(doc, Pos::START, entries, None, "the --player spec")?;
-            debug_assert_eq!(p.kind, KINDS[i]);
+            debug_assert_eq!(p.kind, kind);
             return Ok(p);
         }
         let mut msg = lookup.unknown(s);
         msg.push('.');
         if !msg.contains("did you mean") {
-            if let Some(k) = did_you_mean(s, PlayerKind::NAMES) {
+            if let Some(k) = did_you_mean(s, PlayerKind::names()) {
                 msg.push_str(&format!(" Did you mean the kind `{k}`?"));
             }
         }
         msg.push_str(&format!(
             " --player also takes a kind ({}), a profile file path, or inline YAML like '{{kind: minimax, depth: 8}}'",
-            PlayerKind::NAMES.join(", ")
+            PlayerKind::names().join(", ")
         ));
         return Err(doc.err(Pos::START, msg));
     }
@@ -609,15 +534,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tables_agree() {
-        for (k, n) in KINDS.iter().zip(PlayerKind::NAMES) {
-            assert_eq!(k.as_str(), n);
-        }
-        assert_eq!(&ENTRY_KEYS[1..], PROFILE_KEYS);
-        assert_eq!(keys_for(PlayerKind::Random), ["name", "kind", "move_time"]);
-        assert_eq!(
-            keys_for(PlayerKind::External),
-            ["name", "kind", "command", "cwd", "env", "move_time"]
-        );
+    fn entry_keys_are_use_then_the_registry_keys() {
+        assert_eq!(entry_keys()[0], "use");
+        assert_eq!(&entry_keys()[1..], profile_keys());
+        assert!(profile_keys().contains(&"depth") && profile_keys().contains(&"env"));
     }
 }

@@ -12,7 +12,8 @@
 
 use super::tree::{Node, Pos};
 use super::value::{get, Doc};
-use super::{PlayerKind, PlayerSpec, ScenarioError};
+use super::{PlayerSpec, ScenarioError};
+use crate::players::kinds::RunsAs;
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,7 +214,7 @@ pub(crate) fn check_players(
             format!("a tournament needs at least 2 players, got {}", players.len()),
         ));
     }
-    if let Some(p) = players.iter().find(|p| p.kind == PlayerKind::Human) {
+    if let Some(p) = players.iter().find(|p| p.kind.runs_as() == RunsAs::Human) {
         return Err(doc.err(
             players_pos,
             format!(

@@ -40,7 +40,7 @@
 //! | `out` | path (relative to the current directory) | `models/<scenario file name>` |
 //! | `resume` | `true` \| `false`: continue from the last checkpoint in `out`; `false` starts over | `true` |
 
-use super::players::{default_player, parse_one_entry};
+use super::players::parse_one_entry;
 use super::tree::Node;
 use super::types::{PlayerKind, PlayerSpec};
 use super::value::{get, Doc};
@@ -141,7 +141,7 @@ pub struct TrainSettings {
 
 impl Default for TrainSettings {
     fn default() -> Self {
-        let mut opponent = default_player(PlayerKind::Minimax);
+        let mut opponent = PlayerSpec::of_kind(PlayerKind::Minimax);
         opponent.depth = 8;
         opponent.name = "minimax8".into();
         TrainSettings {
@@ -245,7 +245,7 @@ const OPTIMIZER_KEYS: [&str; 5] = [
 const REPLAY_KEYS: [&str; 2] = ["capacity", "min_size"];
 const EVAL_KEYS: [&str; 5] = ["every", "games", "opponent", "openings", "simulations"];
 const OPENINGS_KEYS: [&str; 2] = ["plies", "file"];
-const DEVICES: [&str; 4] = ["auto", "cpu", "cuda", "metal"];
+use crate::players::kinds::{RunsAs, DEVICES};
 
 /// A number (integer or decimal, `1e-3` allowed) within `[min, max]`;
 /// `min_open` makes the lower bound exclusive ("more than 0").
@@ -402,7 +402,7 @@ pub(crate) fn parse_train(doc: Doc, v: &Node) -> Result<TrainSettings, ScenarioE
         }
         if let Some((_, v)) = get(e, "opponent") {
             let p = parse_one_entry(doc, v, "`train.eval.opponent`", " in `train.eval.opponent`")?;
-            if matches!(p.kind, PlayerKind::Human | PlayerKind::External) {
+            if p.kind.runs_as() != RunsAs::Bot {
                 return Err(doc.err(
                     v.pos(),
                     format!(

@@ -2,7 +2,8 @@
 //! validation. Every field has its documented default already filled in.
 
 use crate::game::BoardConfig;
-use std::collections::BTreeMap;
+pub use crate::players::{PlayerKind, PlayerSpec};
+pub use crate::render::{ColorChoice, RenderStyle};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -13,90 +14,6 @@ pub enum Mode {
     Train,
     Serve,
     Join,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RenderStyle {
-    Emoji,
-    Fullwidth,
-    Ascii,
-    None,
-}
-
-/// `color: auto | always | never` — whether emoji/colour are used when the
-/// output is not a terminal or NO_COLOR is set (`auto` respects both).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ColorChoice {
-    Auto,
-    Always,
-    Never,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlayerKind {
-    Human,
-    Leftmost,
-    Rightmost,
-    Random,
-    Invalid,
-    Minimax,
-    Mcts,
-    Alphazero,
-    External,
-}
-
-impl PlayerKind {
-    pub const NAMES: [&'static str; 9] = [
-        "human",
-        "leftmost",
-        "rightmost",
-        "random",
-        "invalid",
-        "minimax",
-        "mcts",
-        "alphazero",
-        "external",
-    ];
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlayerKind::Human => "human",
-            PlayerKind::Leftmost => "leftmost",
-            PlayerKind::Rightmost => "rightmost",
-            PlayerKind::Random => "random",
-            PlayerKind::Invalid => "invalid",
-            PlayerKind::Minimax => "minimax",
-            PlayerKind::Mcts => "mcts",
-            PlayerKind::Alphazero => "alphazero",
-            PlayerKind::External => "external",
-        }
-    }
-}
-
-/// One player, after `use: NAME` profiles are merged and defaults applied.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PlayerSpec {
-    /// Display name; defaults to the profile name or the kind (made unique
-    /// within a scenario by adding " 2", " 3", ...).
-    pub name: String,
-    pub kind: PlayerKind,
-    /// minimax: search depth in plies (default 4).
-    pub depth: u32,
-    /// mcts / alphazero: simulations per move (defaults 1000 / 800).
-    pub simulations: u32,
-    /// alphazero: model path.
-    pub model: Option<PathBuf>,
-    /// alphazero: auto | cpu | cuda | metal.
-    pub device: String,
-    /// alphazero on the CPU: threads of its network batches (`None`: every core).
-    pub threads: Option<u32>,
-    /// external: program and arguments.
-    pub command: Vec<String>,
-    /// external: working directory.
-    pub cwd: Option<PathBuf>,
-    /// external: extra environment variables.
-    pub env: BTreeMap<String, String>,
-    /// Overrides `limits.move_time` for this player. Humans default to no limit.
-    pub move_time: Option<Duration>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -669,7 +669,7 @@ impl<B: Bits> Engine<B> {
 mod tests {
     use super::*;
     use crate::game::{Answer, Game};
-    use crate::search::bench::reference;
+    use crate::search::reference;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 

@@ -2,10 +2,10 @@
 //!
 //! - [`minimax`]: the fixed-depth alpha–beta opponent of alphazero.md,
 //!   exactly equal to plain negamax, only faster.
+//! - [`reference`]: the plain negamax that minimax must equal (tests, bench).
 //! - [`mcts`]: plain UCT with random playouts, the reference opponent
 //!   between minimax and AlphaZero.
-//! - [`bench`]: a reproducible timing of minimax against the plain negamax.
 
-pub mod bench;
 pub mod mcts;
 pub mod minimax;
+pub mod reference;

@@ -13,10 +13,10 @@ use crate::actors::player::PlayerActor;
 use crate::actors::referee::Referee;
 use crate::actors::runner::{build_inner, move_time_of, Output};
 use crate::game::DEFAULT_LETTERS;
-use crate::players::derive_seed;
 use crate::record::GameRecord;
 use crate::scenario::tournament::{ReportFormat, ReportSettings, TournamentSettings};
 use crate::scenario::{RenderStyle, Scenario};
+use crate::util::seed;
 use actix::prelude::*;
 use schedule::Planned;
 use serde_json::json;
@@ -30,7 +30,7 @@ use store::{write_atomic, GameLine, Store};
 /// The seed of one tournament game (a function of the scenario seed and the
 /// game number only, so any lane, in any order, plays the same game).
 pub fn game_seed(seed: u64, index: u64) -> u64 {
-    derive_seed(seed, index, 0x7a7a)
+    seed::derive(seed, index, seed::TOURNAMENT_GAME)
 }
 
 /// One lane: an arbiter with a referee and one actor per player.
@@ -51,7 +51,7 @@ fn start_lane(sc: &Scenario, lane: usize) -> Result<Lane, String> {
     let mut players = Vec::new();
     let mut shutdown = Vec::new();
     for (i, spec) in sc.players.iter().enumerate() {
-        let inner = build_inner(spec, derive_seed(sc.seed, lane as u64, i as u64), out, 2)?;
+        let inner = build_inner(spec, seed::derive(sc.seed, lane as u64, i as u64), out, 2)?;
         let name = spec.name.clone();
         let addr = PlayerActor::start_in_arbiter(&arbiter.handle(), move |_| PlayerActor::new(name, inner));
         players.push(PlayerHandle::of(&addr));

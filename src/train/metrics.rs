@@ -6,37 +6,8 @@
 //! The chart is SVG so it needs no fonts or graphics libraries on the
 //! machine: text is left to the viewer.
 
-use serde::{Deserialize, Serialize};
+pub use crate::az::checkpoint::Row;
 use std::path::Path;
-
-/// One iteration's figures. Missing fields read as their defaults, so a
-/// checkpoint written by an older c4sim still loads.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Row {
-    pub iteration: u32,
-    pub games: u64,
-    pub positions: u64,
-    pub buffer: u64,
-    pub train_steps: u64,
-    /// `None` while the buffer is below `replay.min_size` (no training yet).
-    pub policy_loss: Option<f64>,
-    pub value_loss: Option<f64>,
-    pub selfplay_games_per_s: f64,
-    pub simulations_per_s: f64,
-    pub cache_hit_rate: f64,
-    pub mean_batch: f64,
-    pub train_steps_per_s: f64,
-    /// Score against the evaluation opponent (draws count half), when evaluated.
-    pub eval_score: Option<f64>,
-    pub eval_games: u32,
-    pub eval_wins: u32,
-    pub eval_draws: u32,
-    pub eval_losses: u32,
-    pub selfplay_s: f64,
-    pub train_s: f64,
-    pub eval_s: f64,
-}
 
 pub const CSV_HEADER: &str = "iteration,games,positions,buffer,train_steps,policy_loss,value_loss,\
 selfplay_games_per_s,simulations_per_s,cache_hit_rate,mean_batch,train_steps_per_s,eval_score,eval_games,\

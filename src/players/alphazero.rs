@@ -6,14 +6,13 @@
 //! that says both (as an illegal answer the referee reports, since the
 //! board is only known when the player is first asked).
 
-use super::checkpoint::{self, BoardMeta};
-use super::device::resolve_device;
-use super::inference::{Cache, CandleEvaluator, Evaluate, Folded, ParallelCpu};
-use super::mcts::{search_batched, RootInfo, Tree};
+use crate::az::checkpoint::{self, BoardMeta};
+use crate::az::device::resolve_device;
+use crate::az::inference::{Cache, CandleEvaluator, Evaluate, Folded, ParallelCpu};
+use crate::az::mcts::{search_batched, RootInfo, Tree};
 use crate::game::bitboard::{Bits, Geometry, Position, B256};
 use crate::game::{Answer, BoardConfig};
-use crate::players::{Strategy, TurnView};
-use crate::scenario::PlayerSpec;
+use crate::players::{PlayerSpec, Strategy, TurnView};
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
@@ -106,13 +105,7 @@ impl AlphaZeroBot {
 
     /// Loads the player of a `players` entry: its `model`, `simulations`, `device`.
     pub fn from_spec(spec: &PlayerSpec) -> Result<Self, String> {
-        let model = spec.model.as_ref().ok_or_else(|| {
-            format!(
-                "player `{}` is `alphazero` but has no `model`: give a training `out` directory or a checkpoint directory",
-                spec.name
-            )
-        })?;
-        Self::load(model, spec.simulations, &spec.device, spec.threads)
+        Self::load(model_of(spec)?, spec.simulations, &spec.device, spec.threads)
     }
 
     /// Loads a model (see [`checkpoint::resolve_model`]) onto `device`;
@@ -122,7 +115,7 @@ impl AlphaZeroBot {
         let (meta, net) = checkpoint::load_model(model, &dev)?;
         let eval: Box<dyn Evaluate> = if dev.is_cpu() {
             let folded = Folded::from_net(&net).map_err(|e| e.to_string())?;
-            let threads = threads.map_or_else(crate::cores, |t| t as usize);
+            let threads = threads.map_or_else(crate::util::cores, |t| t as usize);
             Box::new(ParallelCpu::new(Arc::new(folded), threads))
         } else {
             Box::new(CandleEvaluator { net })
@@ -218,4 +211,11 @@ impl Strategy for AlphaZeroBot {
     fn explain(&self) -> Option<String> {
         self.last_note.clone()
     }
+}
+
+/// The `model` of an `alphazero` entry, or why there is none.
+pub fn model_of(spec: &PlayerSpec) -> Result<&Path, String> {
+    spec.model.as_deref().ok_or_else(|| {
+        "is `alphazero` but has no `model`: give a training `out` directory or a checkpoint directory".to_string()
+    })
 }

@@ -15,17 +15,17 @@
 //!
 //! Every figure is the median of several timed rounds.
 
-use super::checkpoint;
-use super::inference::{Cache, CpuEvaluator, Evaluate, Folded, ParallelCpu, Scratch};
-use super::mcts::{search_batched, Tree};
-use super::network::{Net, NetShape};
-use super::player::{PLAY_BATCH, PLAY_C_PUCT};
-use super::selfplay::{play_parallel, SelfPlayConfig, SelfPlayStats};
-use crate::bench::median;
+use crate::az::checkpoint;
+use crate::az::inference::{Cache, CpuEvaluator, Evaluate, Folded, ParallelCpu, Scratch};
+use crate::az::mcts::{search_batched, Tree};
+use crate::az::network::{Net, NetShape};
 use crate::game::bitboard::Geometry;
 use crate::game::bitboard::Position;
 use crate::game::openings::parse_move_string;
 use crate::game::BoardConfig;
+use crate::players::alphazero::{PLAY_BATCH, PLAY_C_PUCT};
+use crate::train::selfplay::{play_parallel, SelfPlayConfig, SelfPlayStats};
+use crate::util::median;
 use candle_core::Device;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -89,7 +89,7 @@ pub fn inference_bench(
     torch: Option<&str>,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    super::tune_allocator();
+    crate::az::tune_allocator();
     writeln!(
         out,
         "network inference on {} (positions/s, median of {rounds} rounds of {:.1} s; {workers} cores):",
@@ -233,7 +233,7 @@ fn torch_rates(
 
 /// Training steps per second (forward, backward, AdamW) on a fixed random
 /// batch: candle with the unfold op (the baseline), candle's `conv2d`,
-/// and the hand-written CPU backward of [`super::hosttrain`].
+/// and the hand-written CPU backward of [`crate::az::hosttrain`].
 pub fn train_bench(
     board: BoardConfig,
     nets: &[(usize, usize)],
@@ -242,11 +242,11 @@ pub fn train_bench(
     rounds: usize,
     out: &mut dyn Write,
 ) -> Result<(), String> {
-    use super::network::AdamW;
+    use crate::az::network::AdamW;
     use candle_core::Tensor;
     let e = |e: candle_core::Error| e.to_string();
     if std::env::var_os("C4SIM_NO_MALLOPT").is_none() {
-        super::tune_allocator();
+        crate::az::tune_allocator();
     }
     writeln!(
         out,
@@ -293,9 +293,9 @@ pub fn train_bench(
         let threads = std::env::var("RAYON_NUM_THREADS")
             .ok()
             .and_then(|t| t.parse().ok())
-            .unwrap_or_else(crate::cores);
-        let mut host =
-            super::hosttrain::HostTrainer::from_net(&net, &Default::default(), 0, 1e-3, 1e-4, threads).map_err(e)?;
+            .unwrap_or_else(crate::util::cores);
+        let mut host = crate::az::hosttrain::HostTrainer::from_net(&net, &Default::default(), 0, 1e-3, 1e-4, threads)
+            .map_err(e)?;
         let xs = x.flatten_all().map_err(e)?.to_vec1::<f32>().map_err(e)?;
         let ps = p.flatten_all().map_err(e)?.to_vec1::<f32>().map_err(e)?;
         let zs = z.to_vec1::<f32>().map_err(e)?;

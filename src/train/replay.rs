@@ -3,7 +3,7 @@
 //! equal chance (mirror augmentation), and saved with each checkpoint so a
 //! resumed run trains on the same data.
 
-use super::encode::{Sample, PLANES};
+use crate::az::encode::{Sample, PLANES};
 use crate::game::MAX_SIDE;
 use rand::Rng;
 use std::io::{Read, Write};

@@ -6,7 +6,8 @@ use crate::actors::player::bot;
 use crate::actors::referee::Referee;
 use crate::game::{BoardConfig, Game, DEFAULT_LETTERS};
 use crate::players::bots::RandomBot;
-use crate::players::{derive_seed, Strategy, TurnView};
+use crate::players::{Strategy, TurnView};
+use crate::util::{median, seed};
 use actix::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -34,9 +35,9 @@ pub fn plain_loop(games: u64, seed: u64) -> u64 {
     let mut bots = [RandomBot::new(0), RandomBot::new(0)];
     let mut sum = 0;
     for g in 1..=games {
-        let gseed = derive_seed(seed, g, 0x6a6d);
+        let gseed = seed::derive(seed, g, seed::MATCH_GAME);
         for (seat, b) in bots.iter_mut().enumerate() {
-            b.new_game(derive_seed(gseed, g, seat as u64));
+            b.new_game(seed::derive(gseed, g, seat as u64));
         }
         let mut game = Game::new(cfg, 2, 5);
         while let Some(seat) = game.to_move() {
@@ -76,7 +77,7 @@ pub async fn through_actors(games: u64, seed: u64) -> u64 {
             letters: DEFAULT_LETTERS.to_vec(),
             opening: Vec::new(),
             max_invalid: 5,
-            seed: derive_seed(seed, g, 0x6a6d),
+            seed: seed::derive(seed, g, seed::MATCH_GAME),
             sinks: Vec::new(),
         };
         let r = referee.send(msg).await.expect("referee alive");
@@ -111,19 +112,6 @@ pub fn referee_bench(games: u64, rounds: usize) -> RefereeBench {
     }
 }
 
-/// The median (NaN for no values).
-pub fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,7 +136,7 @@ pub struct TournamentBench {
 /// An order-independent digest of one game, so games finishing in any
 /// order on any lane can be compared with the loop's.
 fn game_digest(index: u64, moves: &[usize], winner: Option<usize>) -> u64 {
-    crate::players::derive_seed(checksum(index, moves, winner), index, 1)
+    seed::derive(checksum(index, moves, winner), index, 1)
 }
 
 /// A round-robin of fast bots (random, leftmost, rightmost, random) of about
@@ -182,7 +170,7 @@ pub fn tournament_bench(games: u64, concurrencies: &[usize]) -> TournamentBench 
     for p in &plan {
         let gseed = game_seed(sc.seed, p.index);
         for (seat, &who) in p.seats.iter().enumerate() {
-            bots[who].new_game(derive_seed(gseed, p.index, seat as u64));
+            bots[who].new_game(seed::derive(gseed, p.index, seat as u64));
         }
         let mut game = Game::with_opening(sc.board, 2, 5, &p.opening).expect("opening");
         while let Some(seat) = game.to_move() {

@@ -12,25 +12,26 @@
 //! blocking pool, so the actor system stays free to run evaluation games
 //! (which need the referee and player actors) and to notice Ctrl-C.
 
-use super::checkpoint::{self, BoardMeta, Meta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE};
-use super::device::{device_name, resolve_device};
-use super::encode::PLANES;
-use super::hosttrain::HostTrainer;
-use super::inference::{CandleEvaluator, CpuEvaluator, Evaluate, Folded, ParallelCpu};
 use super::metrics::{self, Row};
-use super::network::{AdamW, Net, NetShape};
-use super::player::AlphaZeroBot;
 use super::replay::{Batch, Replay};
 use super::selfplay::{play_parallel, SelfPlayConfig};
 use crate::actors::messages::{PlayGame, PlayerHandle, Seat, Shutdown};
 use crate::actors::player::bot;
 use crate::actors::referee::Referee;
+use crate::az::checkpoint::{self, BoardMeta, Meta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE};
+use crate::az::device::{device_name, resolve_device};
+use crate::az::encode::PLANES;
+use crate::az::hosttrain::HostTrainer;
+use crate::az::inference::{CandleEvaluator, CpuEvaluator, Evaluate, Folded, ParallelCpu};
+use crate::az::network::{AdamW, Net, NetShape};
 use crate::game::bitboard::{Geometry, B256};
 use crate::game::openings::{parse_opening_file, shuffled_openings};
 use crate::game::{BoardConfig, DEFAULT_LETTERS};
-use crate::players::{build_strategy, derive_seed};
+use crate::players::alphazero::AlphaZeroBot;
+use crate::players::build_strategy;
 use crate::scenario::train::{OpeningSuite, TrainSettings};
 use crate::scenario::Scenario;
+use crate::util::seed;
 use actix::prelude::*;
 use candle_core::{Device, Tensor};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -118,7 +119,7 @@ impl TrainState {
             value_hidden: settings.network.value_hidden as usize,
         };
         let workers = match settings.self_play.workers {
-            0 if device.is_cpu() => crate::cores(),
+            0 if device.is_cpu() => crate::util::cores(),
             0 => 1,
             n => n as usize,
         };
@@ -204,7 +205,7 @@ impl TrainState {
                     std::fs::remove_dir_all(out.join("checkpoints"))
                         .map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
                 }
-                let net = Net::new(shape, derive_seed(sc.seed, 0, 0x6e6e), &device).map_err(candle)?;
+                let net = Net::new(shape, seed::derive(sc.seed, 0, seed::NET_INIT), &device).map_err(candle)?;
                 let opt = AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay)
                     .map_err(candle)?;
                 (net, opt, Replay::new(capacity), Vec::new(), 0)
@@ -273,7 +274,7 @@ impl TrainState {
             cache_size: s.self_play.cache_size as usize,
         };
         let mut evals = self.evaluators()?;
-        let seed = derive_seed(self.seed, it as u64, 0x5e1f_9a3e);
+        let seed = seed::derive(self.seed, it as u64, seed::SELF_PLAY_ITERATION);
         let done = AtomicU64::new(0);
         let pb = bar(games, "games");
         pb.set_prefix(format!("self-play {it}"));
@@ -354,7 +355,7 @@ impl TrainState {
     fn train_steps_host(&mut self, it: u32) -> candle_core::Result<(f64, f64, u64)> {
         let o = self.settings.optimizer;
         let threads = match o.threads {
-            0 => crate::cores(),
+            0 => crate::util::cores(),
             t => t as usize,
         };
         let mut host = HostTrainer::from_net(
@@ -443,7 +444,7 @@ fn run_steps(
 ) -> candle_core::Result<(f64, f64, u64)> {
     let o = settings.optimizer;
     let n = o.batch_size as usize;
-    let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, it as u64, 0x0b7a));
+    let mut rng = ChaCha8Rng::seed_from_u64(seed::derive(seed, it as u64, seed::TRAIN_BATCHES));
     let mut b = Batch::default();
     let pb = bar(o.steps_per_iteration as u64, "steps");
     pb.set_prefix(format!("train {it}"));
@@ -483,7 +484,7 @@ async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32, u32), Stri
             })
         };
         let me = AlphaZeroBot::with_evaluator(format!("iteration {it}"), board, st.settings.eval_simulations(), eval);
-        let opp = build_strategy(&e.opponent, derive_seed(st.seed, it as u64, lane))
+        let opp = build_strategy(&e.opponent, seed::derive(st.seed, it as u64, lane))
             .map_err(|why| format!("the evaluation opponent `{}` cannot be built: {why}", e.opponent.name))?;
         let me_name = "alphazero".to_string();
         let opp_name = if e.opponent.name == me_name {
@@ -527,7 +528,7 @@ async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32, u32), Stri
                         letters: DEFAULT_LETTERS.to_vec(),
                         opening,
                         max_invalid: 1,
-                        seed: derive_seed(seed, it as u64 * 1_000_003 + g, 0xe7a1),
+                        seed: seed::derive(seed, it as u64 * 1_000_003 + g, seed::EVAL_GAME),
                         sinks: Vec::new(),
                     })
                     .await
@@ -667,7 +668,7 @@ fn emit(json: bool, v: serde_json::Value, text: &str) {
 
 /// `mode: train`. Returns the process exit code.
 pub fn run_train(sc: &Scenario, json: bool) -> u8 {
-    super::tune_allocator();
+    crate::az::tune_allocator();
     let threads = sc.train.as_ref().map_or(0, |t| t.optimizer.threads);
     if threads > 0 && std::env::var_os("RAYON_NUM_THREADS").is_none() {
         // candle sizes its CPU thread pool from this variable when the pool

@@ -15,11 +15,11 @@
 //! `i` draws its randomness from `(seed, i)` alone, so the games do not
 //! depend on how they are spread over workers or batched.
 
-use super::encode::{encode, Sample, PLANES};
-use super::inference::{Cache, Evaluate};
-use super::mcts::{Leaf, Tree};
+use crate::az::encode::{encode, Sample, PLANES};
+use crate::az::inference::{Cache, Evaluate};
+use crate::az::mcts::{Leaf, Tree};
 use crate::game::bitboard::{Bits, Geometry, Position, Status};
-use crate::players::derive_seed;
+use crate::util::seed;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -133,7 +133,7 @@ enum Step {
 
 impl<B: Bits> Slot<B> {
     fn new(geo: &Geometry<B>, index: u64, seed: u64, cfg: &SelfPlayConfig) -> Self {
-        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, index, 0x5e1f));
+        let mut rng = ChaCha8Rng::seed_from_u64(seed::derive(seed, index, seed::SELF_PLAY_GAME));
         let (pos, moves) = random_opening(geo, cfg.random_opening_plies, &mut rng);
         let mut slot = Slot {
             index,

@@ -1,0 +1,15 @@
+//! `c4sim bench ...`: performance figures, each against a baseline measured
+//! in the same run (this machine is noisy: medians and ratios, never a
+//! single timing).
+//!
+//! | module | measures |
+//! |---|---|
+//! | [`referee`] | the referee and tournament engine against the same games in a plain loop |
+//! | [`minimax`] | minimax against plain negamax |
+//! | [`az`] | network inference, self-play and the player's search |
+//!
+//! `bench lobby` lives with the server in `net::bench`.
+
+pub mod az;
+pub mod minimax;
+pub mod referee;

@@ -1,0 +1,15 @@
+//! `mode: train`: AlphaZero self-play training on the engine of [`crate::az`].
+//!
+//! | module | job |
+//! |---|---|
+//! | [`trainer`] | the Trainer actor: iterations, checkpoints, evaluation games through the tournament's lanes |
+//! | [`selfplay`] | workers advancing many games at once, their leaves batched into one network call |
+//! | [`replay`] | the replay buffer, mirror augmentation, its file |
+//! | [`metrics`] | metrics.csv and curves.svg |
+
+pub mod metrics;
+pub mod replay;
+pub mod selfplay;
+pub mod trainer;
+
+pub use trainer::run_train;
