@@ -36,10 +36,15 @@ pub trait Bits:
     }
     /// A 64-bit digest, for hash tables and caches.
     fn digest(self) -> u64;
+    /// Wraps a value of family `F` at this mask type (see [`ByWidth`]).
+    fn by_width<F: PerWidth>(x: F::At<Self>) -> ByWidth<F>;
 }
 
 impl Bits for u64 {
     const CAPACITY: usize = 64;
+    fn by_width<F: PerWidth>(x: F::At<Self>) -> ByWidth<F> {
+        ByWidth::W64(x)
+    }
     #[inline]
     fn bit(i: usize) -> Self {
         1u64 << i
@@ -56,6 +61,9 @@ impl Bits for u64 {
 
 impl Bits for u128 {
     const CAPACITY: usize = 128;
+    fn by_width<F: PerWidth>(x: F::At<Self>) -> ByWidth<F> {
+        ByWidth::W128(x)
+    }
     #[inline]
     fn bit(i: usize) -> Self {
         1u128 << i
@@ -91,6 +99,9 @@ b256_op!(BitXor, bitxor, ^);
 
 impl Bits for B256 {
     const CAPACITY: usize = 256;
+    fn by_width<F: PerWidth>(x: F::At<Self>) -> ByWidth<F> {
+        ByWidth::W256(x)
+    }
     #[inline]
     fn bit(i: usize) -> Self {
         let mut w = [0u64; 4];
@@ -107,6 +118,76 @@ impl Bits for B256 {
             .fold(0xcbf2_9ce4_8422_2325u64, |h, w| (h ^ w).wrapping_mul(0x1000_0000_01b3))
     }
 }
+
+/// The mask type a board needs: the one width dispatch every search uses.
+/// Code generic over [`Bits`] is compiled once per width; [`with_width!`]
+/// picks the instance for a board, and [`ByWidth`] keeps a per-board value
+/// (an engine, a tree) whose type depends on the width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Width {
+    W64,
+    W128,
+    W256,
+}
+
+impl Width {
+    /// The narrowest mask that holds every cell of `cfg`.
+    pub fn of(cfg: BoardConfig) -> Width {
+        match cfg.cells() {
+            0..=64 => Width::W64,
+            65..=128 => Width::W128,
+            _ => Width::W256,
+        }
+    }
+}
+
+/// A family of types with one member per mask type, such as
+/// `Box<Engine<B>>` or `Geometry<B>`.
+pub trait PerWidth {
+    type At<B: Bits>;
+}
+
+/// The member of family `F` for one board's width.
+pub enum ByWidth<F: PerWidth> {
+    W64(F::At<u64>),
+    W128(F::At<u128>),
+    W256(F::At<B256>),
+}
+
+/// Evaluates `$body` with the type name `$B` bound to the mask type of
+/// `$cfg` (`u64`, `u128` or [`B256`]); the body is compiled once per width.
+macro_rules! with_width {
+    ($cfg:expr, $B:ident => $body:expr) => {
+        match $crate::game::bitboard::Width::of($cfg) {
+            $crate::game::bitboard::Width::W64 => {
+                type $B = u64;
+                $body
+            }
+            $crate::game::bitboard::Width::W128 => {
+                type $B = u128;
+                $body
+            }
+            $crate::game::bitboard::Width::W256 => {
+                type $B = $crate::game::bitboard::B256;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_width;
+
+/// Evaluates `$body` with `$v` bound to the member inside a [`ByWidth`]
+/// (`$x` may be a value or a reference); compiled once per width.
+macro_rules! on_width {
+    ($x:expr, $v:pat => $body:expr) => {
+        match $x {
+            $crate::game::bitboard::ByWidth::W64($v) => $body,
+            $crate::game::bitboard::ByWidth::W128($v) => $body,
+            $crate::game::bitboard::ByWidth::W256($v) => $body,
+        }
+    };
+}
+pub(crate) use on_width;
 
 /// Everything about a board shape that searches need, computed once.
 #[derive(Clone, Debug)]
@@ -384,5 +465,30 @@ mod tests {
         assert_ne!(m, p);
         assert_eq!(m, Position::from_moves(&g, &[6, 5, 5, 1]).unwrap());
         assert_eq!(m.mirrored(&g), p);
+    }
+
+    struct GeoAt;
+    impl PerWidth for GeoAt {
+        type At<B: Bits> = Geometry<B>;
+    }
+
+    #[test]
+    fn one_width_dispatch_picks_the_narrowest_mask() {
+        for (rows, cols, want, bits) in [
+            (6, 7, Width::W64, 64),
+            (8, 8, Width::W64, 64),
+            (9, 9, Width::W128, 128),
+            (16, 16, Width::W256, 256),
+        ] {
+            let cfg = BoardConfig {
+                rows,
+                cols,
+                win_length: 4,
+            };
+            assert_eq!(Width::of(cfg), want);
+            assert_eq!(with_width!(cfg, B => B::CAPACITY), bits);
+            let g = with_width!(cfg, B => B::by_width::<GeoAt>(Geometry::new(cfg)));
+            assert_eq!(on_width!(&g, g => (g.cfg, g.full.count() as usize)), (cfg, rows * cols));
+        }
     }
 }

@@ -10,7 +10,7 @@ use crate::az::checkpoint::{self, BoardMeta};
 use crate::az::device::resolve_device;
 use crate::az::inference::{Cache, CandleEvaluator, Evaluate, Folded, ParallelCpu};
 use crate::az::mcts::{search_batched, RootInfo, Tree};
-use crate::game::bitboard::{Bits, Geometry, Position, B256};
+use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position};
 use crate::game::{Answer, BoardConfig};
 use crate::players::{PlayerSpec, Strategy, TurnView};
 use serde_json::json;
@@ -27,20 +27,14 @@ pub const PLAY_BATCH: usize = 8;
 const PLAYER_CACHE: usize = 200_000;
 
 /// The board-size-specific part: geometry and the tree kept between moves.
-enum Engine {
-    Small(Geometry<u64>, Option<Tree<u64>>),
-    Medium(Geometry<u128>, Option<Tree<u128>>),
-    Large(Geometry<B256>, Option<Tree<B256>>),
+struct EngineAt;
+impl PerWidth for EngineAt {
+    type At<B: Bits> = (Geometry<B>, Option<Tree<B>>);
 }
+type Engine = ByWidth<EngineAt>;
 
-impl Engine {
-    fn new(cfg: BoardConfig) -> Engine {
-        match cfg.cells() {
-            0..=64 => Engine::Small(Geometry::new(cfg), None),
-            65..=128 => Engine::Medium(Geometry::new(cfg), None),
-            _ => Engine::Large(Geometry::new(cfg), None),
-        }
-    }
+fn new_engine(cfg: BoardConfig) -> Engine {
+    with_width!(cfg, B => B::by_width::<EngineAt>((Geometry::new(cfg), None)))
 }
 
 /// Searches from `pos`, reusing the kept tree when `pos` is its root or
@@ -140,13 +134,9 @@ impl AlphaZeroBot {
     fn decide(&mut self, v: &TurnView) -> Result<(usize, RootInfo), String> {
         let cfg = v.board.config();
         self.check_board(cfg)?;
-        let engine = self.engine.get_or_insert_with(|| Engine::new(cfg));
+        let engine = self.engine.get_or_insert_with(|| new_engine(cfg));
         let (eval, cache, sims) = (self.eval.as_mut(), &mut self.cache, self.simulations);
-        Ok(match engine {
-            Engine::Small(g, t) => think(g, t, Position::from_board(&v.board, v.seat), eval, cache, sims),
-            Engine::Medium(g, t) => think(g, t, Position::from_board(&v.board, v.seat), eval, cache, sims),
-            Engine::Large(g, t) => think(g, t, Position::from_board(&v.board, v.seat), eval, cache, sims),
-        })
+        Ok(on_width!(engine, (g, t) => think(g, t, Position::from_board(&v.board, v.seat), eval, cache, sims)))
     }
 }
 
@@ -196,11 +186,7 @@ impl Strategy for AlphaZeroBot {
     fn new_game(&mut self, _seed: u64) {
         // The search is deterministic; a new game only drops the old tree.
         if let Some(e) = &mut self.engine {
-            match e {
-                Engine::Small(_, t) => *t = None,
-                Engine::Medium(_, t) => *t = None,
-                Engine::Large(_, t) => *t = None,
-            }
+            on_width!(e, (_, t) => *t = None);
         }
     }
 

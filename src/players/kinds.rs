@@ -173,6 +173,9 @@ pub const MOVE_TIME: Key = Key {
     get: |p| p.move_time.map(KeyValue::Duration),
 };
 
+/// Builds a bot from its entry and its seed.
+pub type BuildFn = fn(&PlayerSpec, u64) -> Result<Box<dyn Strategy>, String>;
+
 /// A kind's registry entry.
 pub struct KindInfo {
     pub kind: PlayerKind,
@@ -185,7 +188,7 @@ pub struct KindInfo {
     /// Checks what a key cannot check alone (an external player needs a command).
     pub complete: fn(&PlayerSpec) -> Result<(), String>,
     /// Builds the bot (kinds that run as [`RunsAs::Bot`]).
-    pub build: Option<fn(&PlayerSpec, u64) -> Result<Box<dyn Strategy>, String>>,
+    pub build: Option<BuildFn>,
     /// Whether a player can play on a board, decided before any game
     /// starts and without building it (AlphaZero reads its `meta.json`).
     pub fits: fn(&PlayerSpec, BoardConfig) -> Result<(), String>,

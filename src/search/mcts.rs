@@ -15,7 +15,7 @@
 //! With more than two seats, [`Position::from_board`] lumps every other seat
 //! together as one opponent (a paranoid approximation, as for minimax).
 
-use crate::game::bitboard::{Bits, Geometry, Position, Status, B256};
+use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position, Status};
 use crate::game::Board;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -30,11 +30,11 @@ pub struct Mcts {
 }
 
 /// The geometry of the current board shape, with the mask type it needs.
-enum AnyGeometry {
-    Small(Geometry<u64>),
-    Medium(Geometry<u128>),
-    Large(Geometry<B256>),
+struct GeometryAt;
+impl PerWidth for GeometryAt {
+    type At<B: Bits> = Geometry<B>;
 }
+type AnyGeometry = ByWidth<GeometryAt>;
 
 impl Mcts {
     /// `simulations` per move (at least 1), random playouts from `seed`.
@@ -72,27 +72,13 @@ impl Mcts {
     /// column (most visited; ties go to the lowest column).
     pub fn analyze(&mut self, board: &Board, to_move: usize) -> (usize, Vec<Option<f64>>) {
         let cfg = board.config();
-        let current = match &self.geometry {
-            Some(AnyGeometry::Small(g)) => Some(g.cfg),
-            Some(AnyGeometry::Medium(g)) => Some(g.cfg),
-            Some(AnyGeometry::Large(g)) => Some(g.cfg),
-            None => None,
-        };
+        let current = self.geometry.as_ref().map(|geo| on_width!(geo, g => g.cfg));
         if current != Some(cfg) {
-            self.geometry = Some(if cfg.cells() <= 64 {
-                AnyGeometry::Small(Geometry::new(cfg))
-            } else if cfg.cells() <= 128 {
-                AnyGeometry::Medium(Geometry::new(cfg))
-            } else {
-                AnyGeometry::Large(Geometry::new(cfg))
-            });
+            self.geometry = Some(with_width!(cfg, B => B::by_width::<GeometryAt>(Geometry::new(cfg))));
         }
         let (sims, c, rng) = (self.simulations, self.exploration, &mut self.rng);
-        let visits = match self.geometry.as_ref().expect("set above") {
-            AnyGeometry::Small(g) => Tree::search(g, Position::from_board(board, to_move), sims, c, rng),
-            AnyGeometry::Medium(g) => Tree::search(g, Position::from_board(board, to_move), sims, c, rng),
-            AnyGeometry::Large(g) => Tree::search(g, Position::from_board(board, to_move), sims, c, rng),
-        };
+        let geometry = self.geometry.as_ref().expect("set above");
+        let visits = on_width!(geometry, g => Tree::search(g, Position::from_board(board, to_move), sims, c, rng));
         let total: u32 = visits.iter().flatten().sum();
         let mut best: Option<(u32, usize)> = None;
         for (col, v) in visits.iter().enumerate() {

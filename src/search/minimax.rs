@@ -69,7 +69,7 @@
 //! opponent" and the search then alternates between the two sides: a
 //! paranoid approximation, accepted for multi-player boards.
 
-use crate::game::bitboard::{Bits, Geometry, Position, B256};
+use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position};
 use crate::game::board::MAX_SIDE;
 use crate::game::{Board, BoardConfig};
 
@@ -129,11 +129,11 @@ pub struct Minimax {
 
 /// The engine for the current board shape, with the mask type its cell
 /// count needs.
-enum AnyEngine {
-    Small(Box<Engine<u64>>),
-    Medium(Box<Engine<u128>>),
-    Large(Box<Engine<B256>>),
+struct EngineAt;
+impl PerWidth for EngineAt {
+    type At<B: Bits> = Box<Engine<B>>;
 }
+type AnyEngine = ByWidth<EngineAt>;
 
 impl Minimax {
     /// A searcher to `depth` plies; depth 0 is treated as 1 (a move must be
@@ -163,33 +163,21 @@ impl Minimax {
     /// Forgets the transposition table (only for timing cold searches: its
     /// entries are always valid, so keeping them is never wrong).
     pub fn clear(&mut self) {
-        match &mut self.engine {
-            Some(AnyEngine::Small(e)) => e.clear(),
-            Some(AnyEngine::Medium(e)) => e.clear(),
-            Some(AnyEngine::Large(e)) => e.clear(),
-            None => {}
+        if let Some(engine) = &mut self.engine {
+            on_width!(engine, e => e.clear());
         }
     }
 
     /// Nodes visited since the engine was built (a statistic for benches).
     pub fn nodes(&self) -> u64 {
-        match &self.engine {
-            Some(AnyEngine::Small(e)) => e.nodes,
-            Some(AnyEngine::Medium(e)) => e.nodes,
-            Some(AnyEngine::Large(e)) => e.nodes,
-            None => 0,
-        }
+        self.engine.as_ref().map_or(0, |engine| on_width!(engine, e => e.nodes))
     }
 
     /// Column (from 0) to play; `board` has at least one legal move and
     /// `to_move` is the seat to move.
     pub fn choose(&mut self, board: &Board, to_move: usize) -> usize {
         let depth = self.depth;
-        let (col, score) = match self.engine_for(board.config()) {
-            AnyEngine::Small(e) => e.choose(board, to_move, depth),
-            AnyEngine::Medium(e) => e.choose(board, to_move, depth),
-            AnyEngine::Large(e) => e.choose(board, to_move, depth),
-        };
+        let (col, score) = on_width!(self.engine_for(board.config()), e => e.choose(board, to_move, depth));
         self.last_score = Some(score);
         col
     }
@@ -204,30 +192,15 @@ impl Minimax {
     /// which only needs to know which column is best.
     pub fn scores(&mut self, board: &Board, to_move: usize) -> (usize, Vec<Option<i32>>) {
         let depth = self.depth;
-        match self.engine_for(board.config()) {
-            AnyEngine::Small(e) => e.scores(board, to_move, depth),
-            AnyEngine::Medium(e) => e.scores(board, to_move, depth),
-            AnyEngine::Large(e) => e.scores(board, to_move, depth),
-        }
+        on_width!(self.engine_for(board.config()), e => e.scores(board, to_move, depth))
     }
 
     /// The engine for `cfg`, rebuilt when the board shape changes.
     fn engine_for(&mut self, cfg: BoardConfig) -> &mut AnyEngine {
-        let current = match &self.engine {
-            Some(AnyEngine::Small(e)) => Some(e.geo.cfg),
-            Some(AnyEngine::Medium(e)) => Some(e.geo.cfg),
-            Some(AnyEngine::Large(e)) => Some(e.geo.cfg),
-            None => None,
-        };
+        let current = self.engine.as_ref().map(|engine| on_width!(engine, e => e.geo.cfg));
         if current != Some(cfg) {
             let mover = self.view == LeafView::Mover;
-            self.engine = Some(if cfg.cells() <= 64 {
-                AnyEngine::Small(Box::new(Engine::new(cfg, mover)))
-            } else if cfg.cells() <= 128 {
-                AnyEngine::Medium(Box::new(Engine::new(cfg, mover)))
-            } else {
-                AnyEngine::Large(Box::new(Engine::new(cfg, mover)))
-            });
+            self.engine = Some(with_width!(cfg, B => B::by_width::<EngineAt>(Box::new(Engine::new(cfg, mover)))));
         }
         self.engine.as_mut().expect("set above")
     }

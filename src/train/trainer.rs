@@ -24,7 +24,7 @@ use crate::az::encode::PLANES;
 use crate::az::hosttrain::HostTrainer;
 use crate::az::inference::{CandleEvaluator, CpuEvaluator, Evaluate, Folded, ParallelCpu};
 use crate::az::network::{AdamW, Net, NetShape};
-use crate::game::bitboard::{Geometry, B256};
+use crate::game::bitboard::{with_width, Geometry};
 use crate::game::openings::{parse_opening_file, shuffled_openings};
 use crate::game::{BoardConfig, DEFAULT_LETTERS};
 use crate::players::alphazero::AlphaZeroBot;
@@ -279,7 +279,6 @@ impl TrainState {
         let pb = bar(games, "games");
         pb.set_prefix(format!("self-play {it}"));
         let t0 = Instant::now();
-        let cells = self.cfg.cells();
         let finished = std::sync::atomic::AtomicBool::new(false);
         let (outs, stats) = std::thread::scope(|scope| {
             let ticker = scope.spawn(|| {
@@ -288,11 +287,7 @@ impl TrainState {
                     std::thread::sleep(Duration::from_millis(100));
                 }
             });
-            let r = match cells {
-                0..=64 => play_parallel(&Geometry::<u64>::new(self.cfg), &cfg, &mut evals, games, seed, &done),
-                65..=128 => play_parallel(&Geometry::<u128>::new(self.cfg), &cfg, &mut evals, games, seed, &done),
-                _ => play_parallel(&Geometry::<B256>::new(self.cfg), &cfg, &mut evals, games, seed, &done),
-            };
+            let r = with_width!(self.cfg, B => play_parallel(&Geometry::<B>::new(self.cfg), &cfg, &mut evals, games, seed, &done));
             finished.store(true, Ordering::Relaxed);
             let _ = ticker.join();
             r
