@@ -1,5 +1,6 @@
 //! The `c4sim` command line: run, validate, analyze, bench.
 
+use c4sim::actors::mode::{run_mode, ModeError};
 use c4sim::actors::runner::{run_match, Output};
 use c4sim::game::BoardConfig;
 use c4sim::scenario::{self, Mode};
@@ -180,8 +181,8 @@ fn main() -> ExitCode {
         },
         Command::Analyze { player, board, seed } => analyze(&player, &board, seed),
         Command::Bench { what } => bench(what),
-        Command::Serve(args) => c4sim::net::cli::serve(&args),
-        Command::Join(args) => c4sim::net::cli::join(&args),
+        Command::Serve(args) => exit_code(c4sim::net::cli::serve(&args)),
+        Command::Join(args) => exit_code(c4sim::net::cli::join(&args)),
     };
     c4sim::players::external::kill_all_children();
     let _ = std::io::stdout().flush();
@@ -196,35 +197,36 @@ fn run(file: &std::path::Path, json: bool, fresh: bool) -> u8 {
             return 2;
         }
     };
-    match sc.mode {
+    exit_code(match sc.mode {
         Mode::Match => run_match_mode(&sc, json),
         Mode::Tournament => c4sim::tournament::run_tournament(&sc, json, fresh),
         Mode::Train => c4sim::train::run_train(&sc, json),
         Mode::Serve => c4sim::net::run_serve(&sc, json),
         Mode::Join => c4sim::net::run_join(&sc, json),
+    })
+}
+
+/// The one place that turns how a mode ended into the process exit code:
+/// 0 done, 1 runtime error, 2 bad scenario or usage, 130 interrupted.
+fn exit_code(r: Result<(), ModeError>) -> u8 {
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("{}", e.message());
+            match e {
+                ModeError::Usage(_) => 2,
+                ModeError::Failed(_) => 1,
+                ModeError::Interrupted(_) => 130,
+            }
+        }
     }
 }
 
-fn run_match_mode(sc: &scenario::Scenario, json: bool) -> u8 {
+fn run_match_mode(sc: &scenario::Scenario, json: bool) -> Result<(), ModeError> {
     let out = Output::for_scenario(sc, json);
-    let sys = actix::System::new();
-    let result = sys.block_on(async {
-        tokio::select! {
-            r = run_match(sc, out) => Some(r),
-            _ = tokio::signal::ctrl_c() => None,
-        }
-    });
-    match result {
-        Some(Ok(_)) => 0,
-        Some(Err(e)) => {
-            eprintln!("error: {e}");
-            1
-        }
-        None => {
-            eprintln!("\nInterrupted.");
-            130
-        }
-    }
+    run_mode(async { Ok(run_match(sc, out).await.map(drop)?) }, || {
+        "Interrupted.".into()
+    })
 }
 
 fn analyze(player: &str, board: &str, seed: u64) -> u8 {

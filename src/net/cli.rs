@@ -4,6 +4,7 @@
 
 use super::client::{self, JoinConfig};
 use super::server::{self, ServeConfig};
+use crate::actors::mode::ModeError;
 use crate::actors::runner::Output;
 use crate::game::DEFAULT_MAX_INVALID;
 use crate::render::resolve;
@@ -117,15 +118,9 @@ impl ServeArgs {
     }
 }
 
-/// `c4sim serve`. Returns the exit code.
-pub fn serve(args: &ServeArgs) -> u8 {
-    match args.config() {
-        Ok(cfg) => server::serve(cfg),
-        Err(e) => {
-            eprintln!("error: {e}");
-            2
-        }
-    }
+/// `c4sim serve`.
+pub fn serve(args: &ServeArgs) -> Result<(), ModeError> {
+    server::serve(args.config().map_err(|e| ModeError::Usage(format!("error: {e}")))?)
 }
 
 impl JoinArgs {
@@ -159,13 +154,7 @@ impl JoinArgs {
     }
 }
 
-/// `c4sim join`. Returns the exit code.
-pub fn join(args: &JoinArgs) -> u8 {
-    match args.config() {
-        Ok(cfg) => client::join(cfg),
-        Err(e) => {
-            eprintln!("error: {e}");
-            2
-        }
-    }
+/// `c4sim join`.
+pub fn join(args: &JoinArgs) -> Result<(), ModeError> {
+    client::join(args.config().map_err(|e| ModeError::Usage(format!("error: {e}")))?)
 }

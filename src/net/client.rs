@@ -9,6 +9,7 @@
 use super::codec::{parse_server_line, req_line, ServerLine};
 use super::lines::{Line, LineReader};
 use crate::actors::messages::{Abandon, GameEnded, GameEvent, NewGame, Reply, Shutdown, YourTurn};
+use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::player::PlayerActor;
 use crate::actors::runner::{start_player, Output};
 use crate::actors::sinks::{JsonWriter, Renderer};
@@ -545,58 +546,56 @@ async fn handle_line(
 }
 
 /// Connects every listed player and plays until each has played its
-/// matches. Returns the exit code: 0 when all finished, 1 otherwise.
-pub fn join(cfg: JoinConfig) -> u8 {
+/// matches; fails when a client did.
+pub fn join(cfg: JoinConfig) -> Result<(), ModeError> {
     if cfg.players.is_empty() {
-        eprintln!("error: `mode: join` needs at least one player");
-        return 2;
+        return Err(ModeError::Usage("error: `mode: join` needs at least one player".into()));
     }
-    let sys = actix::System::new();
-    sys.block_on(async move {
-        let handles: Vec<_> = (0..cfg.players.len())
-            .map(|i| actix::spawn(play(cfg.clone(), i)))
-            .collect();
-        let all = async {
+    run_mode(
+        async move {
+            let handles: Vec<_> = (0..cfg.players.len())
+                .map(|i| actix::spawn(play(cfg.clone(), i)))
+                .collect();
             let mut results = Vec::new();
             for h in handles {
                 results.push(h.await.unwrap_or_else(|e| Err(format!("a client stopped: {e}"))));
             }
-            results
-        };
-        let results = tokio::select! {
-            r = all => r,
-            _ = tokio::signal::ctrl_c() => {
-                eprintln!("\nInterrupted.");
-                return 130;
-            }
-        };
-        let mut tallies = Vec::new();
-        let mut code = 0;
-        for (i, r) in results.into_iter().enumerate() {
-            match r {
-                Ok(t) => tallies.push(t),
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    tallies.push(Tally {
-                        name: cfg.players[i].name.clone(),
-                        ..Default::default()
-                    });
-                    code = 1;
+            let mut tallies = Vec::new();
+            let mut failed = 0;
+            for (i, r) in results.into_iter().enumerate() {
+                match r {
+                    Ok(t) => tallies.push(t),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        tallies.push(Tally {
+                            name: cfg.players[i].name.clone(),
+                            ..Default::default()
+                        });
+                        failed += 1;
+                    }
                 }
             }
-        }
-        let summary = GameEvent::Summary { tallies };
-        let mut out = std::io::stdout().lock();
-        if cfg.out.json {
-            let _ = writeln!(out, "{}", JsonWriter::value(&summary));
-        } else {
-            let mut r = Renderer {
-                style: cfg.out.style,
-                seats: 2,
-            };
-            let _ = out.write_all(r.text(&summary).as_bytes());
-        }
-        let _ = out.flush();
-        code
-    })
+            let summary = GameEvent::Summary { tallies };
+            let mut out = std::io::stdout().lock();
+            if cfg.out.json {
+                let _ = writeln!(out, "{}", JsonWriter::value(&summary));
+            } else {
+                let mut r = Renderer {
+                    style: cfg.out.style,
+                    seats: 2,
+                };
+                let _ = out.write_all(r.text(&summary).as_bytes());
+            }
+            let _ = out.flush();
+            if failed == 0 {
+                Ok(())
+            } else {
+                Err(ModeError::Failed(format!(
+                    "{failed} of {} clients did not finish",
+                    cfg.players.len()
+                )))
+            }
+        },
+        || "Interrupted.".into(),
+    )
 }

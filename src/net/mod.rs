@@ -20,11 +20,12 @@ pub mod lobby;
 pub mod seat;
 pub mod server;
 
+use crate::actors::mode::ModeError;
 use crate::actors::runner::Output;
 use crate::scenario::Scenario;
 
-/// `mode: serve`. Returns the process exit code.
-pub fn run_serve(sc: &Scenario, json: bool) -> u8 {
+/// `mode: serve`.
+pub fn run_serve(sc: &Scenario, json: bool) -> Result<(), ModeError> {
     server::serve(server::ServeConfig {
         settings: sc.server.clone().unwrap_or_default(),
         max_invalid: sc.limits.max_invalid_moves,
@@ -33,8 +34,8 @@ pub fn run_serve(sc: &Scenario, json: bool) -> u8 {
     })
 }
 
-/// `mode: join`. Returns the process exit code.
-pub fn run_join(sc: &Scenario, json: bool) -> u8 {
+/// `mode: join`.
+pub fn run_join(sc: &Scenario, json: bool) -> Result<(), ModeError> {
     client::join(client::JoinConfig {
         settings: sc.join.clone().unwrap_or_default(),
         players: sc.players.clone(),

@@ -19,6 +19,7 @@ use super::conn::{self, Limits, Outbox};
 use super::lobby::{Countdown, Lobby};
 use super::seat::NetSeat;
 use crate::actors::messages::{GameEvent, PlayGame, PlayerHandle, Reply, Seat};
+use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::referee::referee_game;
 use crate::game::{Answer, BoardConfig, EndReason, DEFAULT_LETTERS};
 use crate::players::TurnView;
@@ -1106,40 +1107,37 @@ impl Handler<GameEvent> for Hub {
     }
 }
 
-/// Binds, announces the address, and serves until Ctrl-C. Returns the exit code.
-pub fn serve(cfg: ServeConfig) -> u8 {
-    let sys = actix::System::new();
-    sys.block_on(async move {
-        let s = cfg.settings.clone();
-        let listener = match TcpListener::bind(s.bind).await {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("error: cannot listen on {}: {e}", s.bind);
-                return 1;
+/// Binds, announces the address, and serves until Ctrl-C.
+pub fn serve(cfg: ServeConfig) -> Result<(), ModeError> {
+    run_mode(
+        async move {
+            let s = cfg.settings.clone();
+            let listener = TcpListener::bind(s.bind)
+                .await
+                .map_err(|e| ModeError::Failed(format!("cannot listen on {}: {e}", s.bind)))?;
+            let addr: SocketAddr = listener.local_addr().unwrap_or(s.bind);
+            let games: Vec<&str> = s.games.iter().map(|g| g.as_str()).collect();
+            let line = if cfg.json {
+                json!({"event": "listening", "addr": addr.to_string(), "games": games}).to_string()
+            } else {
+                format!("c4sim lobby server listening on {addr} (games: {})", games.join(", "))
+            };
+            {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{line}");
+                let _ = out.flush();
             }
-        };
-        let addr: SocketAddr = listener.local_addr().unwrap_or(s.bind);
-        let games: Vec<&str> = s.games.iter().map(|g| g.as_str()).collect();
-        let line = if cfg.json {
-            json!({"event": "listening", "addr": addr.to_string(), "games": games}).to_string()
-        } else {
-            format!("c4sim lobby server listening on {addr} (games: {})", games.join(", "))
-        };
-        {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
-        }
-        let limits = Limits {
-            max_line: s.max_line,
-            lines_per_second: s.max_lines_per_second,
-        };
-        let hub = Hub::new(cfg).start();
-        actix::spawn(accept_loop(listener, hub, limits));
-        let _ = tokio::signal::ctrl_c().await;
-        eprintln!("\nServer stopped.");
-        130
-    })
+            let limits = Limits {
+                max_line: s.max_line,
+                lines_per_second: s.max_lines_per_second,
+            };
+            let hub = Hub::new(cfg).start();
+            actix::spawn(accept_loop(listener, hub, limits));
+            // A server serves until it is interrupted.
+            std::future::pending::<Result<(), ModeError>>().await
+        },
+        || "Server stopped.".into(),
+    )
 }
 
 async fn accept_loop(listener: TcpListener, hub: Addr<Hub>, limits: Limits) {

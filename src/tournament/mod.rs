@@ -9,6 +9,7 @@ pub mod schedule;
 pub mod store;
 
 use crate::actors::messages::{PlayGame, PlayerHandle, Seat, Shutdown};
+use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::player::PlayerActor;
 use crate::actors::referee::Referee;
 use crate::actors::runner::{build_inner, move_time_of, Output};
@@ -177,34 +178,21 @@ pub fn write_reports(dir: &Path, r: &report::Report, settings: &ReportSettings) 
     Ok(())
 }
 
-/// `mode: tournament`. Returns the process exit code.
-pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> u8 {
+/// `mode: tournament`.
+pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> Result<(), ModeError> {
     let t = sc.tournament.clone().unwrap_or_default();
     let rs = sc.report.clone().unwrap_or_default();
     let dir = rs.dir_for(&sc.path);
-    let openings = match schedule::load_openings(&t.openings, sc.board, sc.seed, &sc.path) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("{}: {e}", sc.path.display());
-            return 2;
-        }
-    };
+    let usage = |e: String| ModeError::Usage(format!("{}: {e}", sc.path.display()));
+    let openings = schedule::load_openings(&t.openings, sc.board, sc.seed, &sc.path).map_err(usage)?;
     for spec in &sc.players {
-        if let Err(e) = crate::players::check_fits(spec, sc.board) {
-            eprintln!("{}: {e}", sc.path.display());
-            return 2;
-        }
+        crate::players::check_fits(spec, sc.board).map_err(usage)?;
     }
     let (pairs, per) = schedule::pairings(t.schedule, sc.players.len(), t.games_per_pair);
     let plan = schedule::plan(&pairs, per, &openings);
     let total = plan.len() as u64;
-    let (mut store, done) = match Store::open(&dir, &fingerprint(sc, &t, &openings), total, &sc.path, fresh) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
+    let (mut store, done) = Store::open(&dir, &fingerprint(sc, &t, &openings), total, &sc.path, fresh)
+        .map_err(|e| ModeError::Usage(format!("error: {e}")))?;
     let names: Vec<String> = sc.players.iter().map(|p| p.name.clone()).collect();
     let anchor = t
         .anchor
@@ -234,62 +222,49 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> u8 {
     };
     bar.set_position(total - todo.len() as u64);
     let mut write_error: Option<String> = None;
-    let sys = System::new();
-    let outcome = sys.block_on(async {
-        let lines2 = lines.clone();
-        let on_done = |rec: GameRecord| {
-            let line = GameLine::from(&rec);
-            if let Err(e) = store.append(&line) {
-                write_error.get_or_insert(format!("cannot record game {}: {e}", line.game));
-            }
-            let mut all = lines2.borrow_mut();
-            all.push(line.clone());
-            let leader = leader(&names, &all);
-            bar.inc(1);
-            bar.set_message(leader.clone());
-            if json {
-                let mut g = serde_json::to_value(&line).unwrap_or_default();
-                g["event"] = json!("game_over");
-                println!("{g}");
-                println!(
-                    "{}",
-                    json!({"event": "progress", "done": all.len(), "total": total, "leader": leader})
-                );
-            }
-        };
-        tokio::select! {
-            r = play_all(sc, todo, total, t.concurrency as usize, on_done) => Some(r),
-            _ = tokio::signal::ctrl_c() => None,
-        }
-    });
-    bar.finish_and_clear();
-    let saved = lines.borrow().len();
-    match outcome {
-        None => {
-            crate::players::external::kill_all_children();
-            eprintln!(
-                "\nInterrupted: {saved} of {total} games are saved in {}; run the same scenario again to continue.",
+    let outcome = run_mode(
+        async {
+            let lines2 = lines.clone();
+            let on_done = |rec: GameRecord| {
+                let line = GameLine::from(&rec);
+                if let Err(e) = store.append(&line) {
+                    write_error.get_or_insert(format!("cannot record game {}: {e}", line.game));
+                }
+                let mut all = lines2.borrow_mut();
+                all.push(line.clone());
+                let leader = leader(&names, &all);
+                bar.inc(1);
+                bar.set_message(leader.clone());
+                if json {
+                    let mut g = serde_json::to_value(&line).unwrap_or_default();
+                    g["event"] = json!("game_over");
+                    println!("{g}");
+                    println!(
+                        "{}",
+                        json!({"event": "progress", "done": all.len(), "total": total, "leader": leader})
+                    );
+                }
+            };
+            Ok(play_all(sc, todo, total, t.concurrency as usize, on_done).await?)
+        },
+        || {
+            format!(
+                "Interrupted: {} of {total} games are saved in {}; run the same scenario again to continue.",
+                lines.borrow().len(),
                 dir.display()
-            );
-            return 130;
-        }
-        Some(Err(e)) => {
-            eprintln!("error: {e}");
-            return 1;
-        }
-        Some(Ok(())) => {}
-    }
+            )
+        },
+    );
+    bar.finish_and_clear();
+    outcome?;
     if let Some(e) = write_error {
-        eprintln!("error: {e}");
-        return 1;
+        return Err(ModeError::Failed(e));
     }
     let mut all = lines.borrow().clone();
     all.sort_by_key(|g| g.game);
     let rep = report::build(&sc.name, t.schedule.as_str(), &names, &all, total, anchor);
-    if let Err(e) = write_reports(&dir, &rep, &rs) {
-        eprintln!("error: cannot write the report in {}: {e}", dir.display());
-        return 1;
-    }
+    write_reports(&dir, &rep, &rs)
+        .map_err(|e| ModeError::Failed(format!("cannot write the report in {}: {e}", dir.display())))?;
     if json {
         let players: Vec<_> = rep
             .standings
@@ -301,7 +276,7 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> u8 {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{}\nReport written to {}", report::markdown(&rep), dir.display());
     }
-    0
+    Ok(())
 }
 
 /// The player with the best score so far, for the progress line.

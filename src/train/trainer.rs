@@ -16,6 +16,7 @@ use super::metrics::{self, Row};
 use super::replay::{Batch, Replay};
 use super::selfplay::{play_parallel, SelfPlayConfig};
 use crate::actors::messages::{PlayGame, PlayerHandle, Seat, Shutdown};
+use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::player::bot;
 use crate::actors::referee::Referee;
 use crate::az::checkpoint::{self, BoardMeta, Meta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE};
@@ -661,8 +662,8 @@ fn emit(json: bool, v: serde_json::Value, text: &str) {
     let _ = o.flush();
 }
 
-/// `mode: train`. Returns the process exit code.
-pub fn run_train(sc: &Scenario, json: bool) -> u8 {
+/// `mode: train`.
+pub fn run_train(sc: &Scenario, json: bool) -> Result<(), ModeError> {
     crate::az::tune_allocator();
     let threads = sc.train.as_ref().map_or(0, |t| t.optimizer.threads);
     if threads > 0 && std::env::var_os("RAYON_NUM_THREADS").is_none() {
@@ -670,13 +671,7 @@ pub fn run_train(sc: &Scenario, json: bool) -> u8 {
         // is first used; no other thread exists yet.
         std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
     }
-    let st = match TrainState::open(sc, json) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 1;
-        }
-    };
+    let st = TrainState::open(sc, json)?;
     let total = st.settings.iterations;
     let start = st.iteration;
     let out = st.out.clone();
@@ -707,10 +702,7 @@ pub fn run_train(sc: &Scenario, json: bool) -> u8 {
     );
     if start >= total {
         // Nothing left to do, but the reports are brought up to date.
-        if let Err(e) = st.write_reports() {
-            eprintln!("error: {e}");
-            return 1;
-        }
+        st.write_reports()?;
         emit(
             json,
             json!({"event": "summary", "iterations": start, "out": out, "done": true}),
@@ -719,61 +711,50 @@ pub fn run_train(sc: &Scenario, json: bool) -> u8 {
                 out.display()
             ),
         );
-        return 0;
+        return Ok(());
     }
-    let sys = System::new();
-    let result = sys.block_on(async move {
-        let trainer = Trainer {
-            state: Some(Box::new(st)),
-        }
-        .start();
-        let mut last = None;
-        for _ in start..total {
-            let r = tokio::select! {
-                r = trainer.send(RunIteration) => r,
-                _ = tokio::signal::ctrl_c() => return Err(None),
-            };
-            match r {
-                Ok(Ok((row, dir))) => {
-                    let mut v = serde_json::to_value(&row).unwrap_or_default();
-                    if let Some(m) = v.as_object_mut() {
-                        m.insert("event".into(), json!("iteration"));
-                        m.insert("checkpoint".into(), json!(dir));
-                    }
-                    emit(json, v, &summary_line(&row, total, &opponent));
-                    last = Some(row);
-                }
-                Ok(Err(e)) => return Err(Some(e)),
-                Err(e) => return Err(Some(format!("the trainer stopped: {e}"))),
+    let result = run_mode(
+        async move {
+            let trainer = Trainer {
+                state: Some(Box::new(st)),
             }
-        }
-        Ok(last)
-    });
-    match result {
-        Ok(last) => {
-            let score = last.as_ref().and_then(|r| r.eval_score);
-            emit(
-                json,
-                json!({"event": "summary", "iterations": total, "out": out, "done": true, "last": last}),
-                &format!(
-                    "done: {total} iterations; model in {}{}",
-                    out.display(),
-                    score.map_or_else(String::new, |s| format!(" (last eval {:.1}%)", s * 100.0))
-                ),
-            );
-            0
-        }
-        Err(Some(e)) => {
-            eprintln!("error: {e}");
-            1
-        }
-        Err(None) => {
-            eprintln!(
-                "\nInterrupted; the last complete checkpoint in {} is intact.",
-                out.display()
-            );
+            .start();
+            let mut last = None;
+            for _ in start..total {
+                match trainer.send(RunIteration).await {
+                    Ok(Ok((row, dir))) => {
+                        let mut v = serde_json::to_value(&row).unwrap_or_default();
+                        if let Some(m) = v.as_object_mut() {
+                            m.insert("event".into(), json!("iteration"));
+                            m.insert("checkpoint".into(), json!(dir));
+                        }
+                        emit(json, v, &summary_line(&row, total, &opponent));
+                        last = Some(row);
+                    }
+                    Ok(Err(e)) => return Err(ModeError::Failed(e)),
+                    Err(e) => return Err(ModeError::Failed(format!("the trainer stopped: {e}"))),
+                }
+            }
+            Ok(last)
+        },
+        || {
             // Self-play threads may still be busy; every file is already consistent.
-            std::process::exit(130);
-        }
-    }
+            format!(
+                "Interrupted; the last complete checkpoint in {} is intact.",
+                out.display()
+            )
+        },
+    );
+    let last = result?;
+    let score = last.as_ref().and_then(|r| r.eval_score);
+    emit(
+        json,
+        json!({"event": "summary", "iterations": total, "out": out, "done": true, "last": last}),
+        &format!(
+            "done: {total} iterations; model in {}{}",
+            out.display(),
+            score.map_or_else(String::new, |s| format!(" (last eval {:.1}%)", s * 100.0))
+        ),
+    );
+    Ok(())
 }
