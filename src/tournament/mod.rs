@@ -3,26 +3,22 @@
 //! referee and player actors — recorded game by game so a stopped run
 //! resumes, and summed up in a report with ratings and error bars.
 
+pub mod lanes;
 pub mod ratings;
 pub mod report;
 pub mod schedule;
 pub mod store;
 
-use crate::actors::messages::{PlayGame, PlayerHandle, Seat, Shutdown};
 use crate::actors::mode::{run_mode, ModeError};
-use crate::actors::player::PlayerActor;
-use crate::actors::referee::Referee;
 use crate::actors::runner::{build_inner, move_time_of, Output};
-use crate::game::DEFAULT_LETTERS;
 use crate::record::GameRecord;
 use crate::scenario::tournament::{ReportFormat, ReportSettings, TournamentSettings};
 use crate::scenario::{RenderStyle, Scenario};
 use crate::util::seed;
-use actix::prelude::*;
+pub use lanes::Rules;
 use schedule::Planned;
 use serde_json::json;
 use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::rc::Rc;
@@ -34,112 +30,38 @@ pub fn game_seed(seed: u64, index: u64) -> u64 {
     seed::derive(seed, index, seed::TOURNAMENT_GAME)
 }
 
-/// One lane: an arbiter with a referee and one actor per player.
-struct Lane {
-    arbiter: Arbiter,
-    referee: Addr<Referee>,
-    players: Vec<PlayerHandle>,
-    shutdown: Vec<Recipient<Shutdown>>,
-}
-
-fn start_lane(sc: &Scenario, lane: usize) -> Result<Lane, String> {
-    let arbiter = Arbiter::new();
-    let referee = Referee::start_in_arbiter(&arbiter.handle(), |_| Referee);
-    let out = Output {
-        json: true,
-        style: RenderStyle::None,
-    };
-    let mut players = Vec::new();
-    let mut shutdown = Vec::new();
-    for (i, spec) in sc.players.iter().enumerate() {
-        let inner = build_inner(spec, seed::derive(sc.seed, lane as u64, i as u64), out, 2)?;
-        let name = spec.name.clone();
-        let addr = PlayerActor::start_in_arbiter(&arbiter.handle(), move |_| PlayerActor::new(name, inner));
-        players.push(PlayerHandle::of(&addr));
-        shutdown.push(addr.recipient());
-    }
-    Ok(Lane {
-        arbiter,
-        referee,
-        players,
-        shutdown,
-    })
-}
-
-/// Plays `games` with `concurrency` lanes and hands each record to
-/// `on_done` as it finishes (completion order). Results do not depend on
-/// the lanes: every game is seeded by its number and players are reseeded
-/// before each game.
+/// Plays `games` of the scenario's players with `concurrency` lanes and
+/// hands each record to `on_done` as it finishes (completion order).
+/// Results do not depend on the lanes: every game is seeded by its number
+/// and players are reseeded before each game.
 pub async fn play_all(
     sc: &Scenario,
     games: Vec<Planned>,
     total: u64,
     concurrency: usize,
-    mut on_done: impl FnMut(GameRecord),
+    on_done: impl FnMut(GameRecord),
 ) -> Result<(), String> {
-    let lanes = concurrency.clamp(1, games.len().max(1));
-    // Each lane pulls its next game itself, on its own thread: no thread
-    // hand-off per game, only the finished record crosses to this thread.
-    let queue = std::sync::Arc::new(std::sync::Mutex::new(VecDeque::from(games)));
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Result<GameRecord, String>>();
-    let mut started = Vec::new();
-    for l in 0..lanes {
-        let lane = start_lane(sc, l)?;
-        let queue = queue.clone();
-        let tx = tx.clone();
-        let names: Vec<String> = sc.players.iter().map(|p| p.name.clone()).collect();
-        let times: Vec<_> = sc.players.iter().map(|p| move_time_of(p, sc)).collect();
-        let (cfg, max_invalid, seed) = (sc.board, sc.limits.max_invalid_moves, sc.seed);
-        let referee = lane.referee.clone();
-        let players = lane.players.clone();
-        let arbiter = lane.arbiter.handle();
-        started.push(lane);
-        arbiter.spawn(async move {
-            loop {
-                let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
-                let Some(p) = next else { break };
-                let seat = |i: usize| Seat {
-                    name: names[i].clone(),
-                    player: players[i].clone(),
-                    move_time: times[i],
-                };
-                let msg = PlayGame {
-                    game: p.index,
-                    games: total,
-                    cfg,
-                    seats: vec![seat(p.seats[0]), seat(p.seats[1])],
-                    letters: DEFAULT_LETTERS.to_vec(),
-                    opening: p.opening,
-                    max_invalid,
-                    seed: game_seed(seed, p.index),
-                    sinks: Vec::new(),
-                };
-                let r = referee.send(msg).await.map_err(|e| format!("a referee stopped: {e}"));
-                let failed = r.is_err();
-                if tx.send(r).is_err() || failed {
-                    break;
-                }
-            }
-        });
-    }
-    drop(tx);
-    let mut result = Ok(());
-    while let Some(r) = rx.recv().await {
-        match r {
-            Ok(rec) => on_done(rec),
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        }
-    }
-    for lane in started {
-        for s in &lane.shutdown {
-            let _ = s.send(Shutdown).await;
-        }
-        lane.arbiter.stop();
-    }
-    result
+    let out = Output {
+        json: true,
+        style: RenderStyle::None,
+    };
+    let seed = sc.seed;
+    let rules = Rules {
+        cfg: sc.board,
+        max_invalid: sc.limits.max_invalid_moves,
+        names: sc.players.iter().map(|p| p.name.clone()).collect(),
+        move_times: sc.players.iter().map(|p| move_time_of(p, sc)).collect(),
+        total,
+        seed_of: std::sync::Arc::new(move |index| game_seed(seed, index)),
+    };
+    let players = |lane: usize| {
+        sc.players
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| build_inner(spec, seed::derive(sc.seed, lane as u64, i as u64), out, 2))
+            .collect()
+    };
+    lanes::play_on_lanes(rules, games, concurrency, players, on_done).await
 }
 
 /// A stable digest of everything that decides the games (not concurrency),

@@ -15,10 +15,8 @@
 use super::metrics::{self, Row};
 use super::replay::{Batch, Replay};
 use super::selfplay::{play_parallel, SelfPlayConfig};
-use crate::actors::messages::{PlayGame, PlayerHandle, Seat, Shutdown};
 use crate::actors::mode::{run_mode, ModeError};
-use crate::actors::player::bot;
-use crate::actors::referee::Referee;
+use crate::actors::player::Inner;
 use crate::az::checkpoint::{self, BoardMeta, Meta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE};
 use crate::az::device::{device_name, resolve_device};
 use crate::az::encode::PLANES;
@@ -27,11 +25,14 @@ use crate::az::inference::{CandleEvaluator, CpuEvaluator, Evaluate, Folded, Para
 use crate::az::network::{AdamW, Net, NetShape};
 use crate::game::bitboard::{with_width, Geometry};
 use crate::game::openings::{parse_opening_file, shuffled_openings};
-use crate::game::{BoardConfig, DEFAULT_LETTERS};
+use crate::game::BoardConfig;
 use crate::players::alphazero::AlphaZeroBot;
 use crate::players::build_strategy;
+use crate::record::GameRecord;
 use crate::scenario::train::{OpeningSuite, TrainSettings};
 use crate::scenario::Scenario;
+use crate::tournament::lanes::{play_on_lanes, Rules};
+use crate::tournament::schedule::Planned;
 use crate::util::seed;
 use actix::prelude::*;
 use candle_core::{Device, Tensor};
@@ -457,19 +458,38 @@ fn run_steps(
     Ok((pl_sum / steps as f64, vl_sum / steps as f64, steps))
 }
 
-/// Plays the evaluation games of iteration `it` through the referee:
-/// the current network against `eval.opponent`, every opening with both
-/// colours in turn, `lanes` games at a time. Returns (score, wins, draws, losses).
+/// Plays the evaluation games of iteration `it` on the tournament's lanes:
+/// the current network (player 0) against `eval.opponent` (player 1), every
+/// opening with both colours in turn, one lane per worker. Returns
+/// (score, wins, draws, losses).
 async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32, u32), String> {
     let e = &st.settings.eval;
     let games = e.games as u64;
-    let lanes = (st.workers as u64).clamp(1, games);
     let board: BoardMeta = st.cfg.into();
-    let referee = Referee.start();
-    let pb = bar(games, "games");
-    pb.set_prefix(format!("eval {it}"));
-    let mut handles = Vec::new();
-    for lane in 0..lanes {
+    let me_name = "alphazero".to_string();
+    let opp_name = if e.opponent.name == me_name {
+        format!("{} (opponent)", e.opponent.name)
+    } else {
+        e.opponent.name.clone()
+    };
+    // Game g+1 opens with opening g/2 and the network moves first in even g.
+    let plan: Vec<Planned> = (0..games)
+        .map(|g| Planned {
+            index: g + 1,
+            seats: if g % 2 == 0 { [0, 1] } else { [1, 0] },
+            opening: st.openings[(g as usize / 2) % st.openings.len()].clone(),
+        })
+        .collect();
+    let seed = st.seed;
+    let rules = Rules {
+        cfg: st.cfg,
+        max_invalid: 1,
+        names: vec![me_name, opp_name],
+        move_times: vec![None, None],
+        total: games,
+        seed_of: Arc::new(move |index| seed::derive(seed, it as u64 * 1_000_003 + index - 1, seed::EVAL_GAME)),
+    };
+    let players = |lane: usize| -> Result<Vec<Inner>, String> {
         // One lane per core, so one thread each; position by position, so
         // the evaluation's games replay exactly (see `ParallelCpu`).
         let eval: Box<dyn Evaluate> = if st.device.is_cpu() {
@@ -480,76 +500,24 @@ async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32, u32), Stri
             })
         };
         let me = AlphaZeroBot::with_evaluator(format!("iteration {it}"), board, st.settings.eval_simulations(), eval);
-        let opp = build_strategy(&e.opponent, seed::derive(st.seed, it as u64, lane))
+        let opp = build_strategy(&e.opponent, seed::derive(st.seed, it as u64, lane as u64))
             .map_err(|why| format!("the evaluation opponent `{}` cannot be built: {why}", e.opponent.name))?;
-        let me_name = "alphazero".to_string();
-        let opp_name = if e.opponent.name == me_name {
-            format!("{} (opponent)", e.opponent.name)
-        } else {
-            e.opponent.name.clone()
-        };
-        let me_actor = bot(&me_name, Box::new(me)).start();
-        let opp_actor = bot(&opp_name, opp).start();
-        let referee = referee.clone();
-        let openings = st.openings.clone();
-        let (cfg, seed) = (st.cfg, st.seed);
-        let pb = pb.clone();
-        handles.push(actix::spawn(async move {
-            let (mut w, mut d, mut l) = (0u32, 0u32, 0u32);
-            let mut g = lane;
-            while g < games {
-                let opening = openings[(g as usize / 2) % openings.len()].clone();
-                let mine = Seat {
-                    name: me_name.clone(),
-                    player: PlayerHandle::of(&me_actor),
-                    move_time: None,
-                };
-                let theirs = Seat {
-                    name: opp_name.clone(),
-                    player: PlayerHandle::of(&opp_actor),
-                    move_time: None,
-                };
-                let me_first = g % 2 == 0;
-                let seats = if me_first {
-                    vec![mine, theirs]
-                } else {
-                    vec![theirs, mine]
-                };
-                let rec = referee
-                    .send(PlayGame {
-                        game: g + 1,
-                        games,
-                        cfg,
-                        seats,
-                        letters: DEFAULT_LETTERS.to_vec(),
-                        opening,
-                        max_invalid: 1,
-                        seed: seed::derive(seed, it as u64 * 1_000_003 + g, seed::EVAL_GAME),
-                        sinks: Vec::new(),
-                    })
-                    .await
-                    .map_err(|e| format!("the referee stopped: {e}"))?;
-                let my_seat = if me_first { 0 } else { 1 };
-                match rec.outcome.winner {
-                    None => d += 1,
-                    Some(s) if s == my_seat => w += 1,
-                    Some(_) => l += 1,
-                }
-                pb.inc(1);
-                g += lanes;
-            }
-            let _ = me_actor.send(Shutdown).await;
-            let _ = opp_actor.send(Shutdown).await;
-            Ok::<_, String>((w, d, l))
-        }));
-    }
-    let (mut w, mut d, mut l) = (0, 0, 0);
-    for h in handles {
-        let (a, b, c) = h.await.map_err(|e| format!("an evaluation lane failed: {e}"))??;
-        w += a;
-        d += b;
-        l += c;
-    }
+        Ok(vec![Inner::Bot(Box::new(me)), Inner::Bot(opp)])
+    };
+    let pb = bar(games, "games");
+    pb.set_prefix(format!("eval {it}"));
+    let (mut w, mut d, mut l) = (0u32, 0u32, 0u32);
+    let on_done = |rec: GameRecord| {
+        // The network's seat in game g+1 is 0 for even g.
+        let my_seat = if (rec.game - 1) % 2 == 0 { 0 } else { 1 };
+        match rec.outcome.winner {
+            None => d += 1,
+            Some(s) if s == my_seat => w += 1,
+            Some(_) => l += 1,
+        }
+        pb.inc(1);
+    };
+    play_on_lanes(rules, plan, st.workers.max(1), players, on_done).await?;
     pb.finish_and_clear();
     let score = (w as f64 + 0.5 * d as f64) / games as f64;
     Ok((score, w, d, l))

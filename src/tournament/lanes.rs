@@ -1,0 +1,126 @@
+//! Lanes: games played `concurrency` at a time, each lane an arbiter
+//! (thread) with its own referee and one actor per player, pulling the next
+//! game from a shared queue. Tournaments and AlphaZero's evaluation games
+//! both play here.
+
+use crate::actors::messages::{PlayGame, PlayerHandle, Seat, Shutdown};
+use crate::actors::player::{Inner, PlayerActor};
+use crate::actors::referee::Referee;
+use crate::game::{BoardConfig, DEFAULT_LETTERS};
+use crate::record::GameRecord;
+use crate::tournament::schedule::Planned;
+use actix::prelude::*;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What every game on the lanes shares: the board and rules, the players'
+/// names and move-time limits (by player index), and how a game is seeded
+/// from its number.
+#[derive(Clone)]
+pub struct Rules {
+    pub cfg: BoardConfig,
+    pub max_invalid: u32,
+    pub names: Vec<String>,
+    pub move_times: Vec<Option<Duration>>,
+    /// Games in the whole run (shown as "game N of M").
+    pub total: u64,
+    pub seed_of: Arc<dyn Fn(u64) -> u64 + Send + Sync>,
+}
+
+/// One lane: an arbiter with a referee and one actor per player.
+struct Lane {
+    arbiter: Arbiter,
+    referee: Addr<Referee>,
+    players: Vec<PlayerHandle>,
+    shutdown: Vec<Recipient<Shutdown>>,
+}
+
+fn start_lane(rules: &Rules, inners: Vec<Inner>) -> Lane {
+    let arbiter = Arbiter::new();
+    let referee = Referee::start_in_arbiter(&arbiter.handle(), |_| Referee);
+    let mut players = Vec::new();
+    let mut shutdown = Vec::new();
+    for (name, inner) in rules.names.iter().cloned().zip(inners) {
+        let addr = PlayerActor::start_in_arbiter(&arbiter.handle(), move |_| PlayerActor::new(name, inner));
+        players.push(PlayerHandle::of(&addr));
+        shutdown.push(addr.recipient());
+    }
+    Lane {
+        arbiter,
+        referee,
+        players,
+        shutdown,
+    }
+}
+
+/// Plays `games` with `concurrency` lanes; `players(lane)` builds one lane's
+/// players in player-index order. Each record goes to `on_done` as it
+/// finishes (completion order).
+pub async fn play_on_lanes(
+    rules: Rules,
+    games: Vec<Planned>,
+    concurrency: usize,
+    mut players: impl FnMut(usize) -> Result<Vec<Inner>, String>,
+    mut on_done: impl FnMut(GameRecord),
+) -> Result<(), String> {
+    let lanes = concurrency.clamp(1, games.len().max(1));
+    // Each lane pulls its next game itself, on its own thread: no thread
+    // hand-off per game, only the finished record crosses to this thread.
+    let queue = Arc::new(Mutex::new(VecDeque::from(games)));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Result<GameRecord, String>>();
+    let mut started = Vec::new();
+    for l in 0..lanes {
+        let lane = start_lane(&rules, players(l)?);
+        let (queue, tx, rules) = (queue.clone(), tx.clone(), rules.clone());
+        let referee = lane.referee.clone();
+        let players = lane.players.clone();
+        let arbiter = lane.arbiter.handle();
+        started.push(lane);
+        arbiter.spawn(async move {
+            loop {
+                let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
+                let Some(p) = next else { break };
+                let seat = |i: usize| Seat {
+                    name: rules.names[i].clone(),
+                    player: players[i].clone(),
+                    move_time: rules.move_times[i],
+                };
+                let msg = PlayGame {
+                    game: p.index,
+                    games: rules.total,
+                    cfg: rules.cfg,
+                    seats: vec![seat(p.seats[0]), seat(p.seats[1])],
+                    letters: DEFAULT_LETTERS.to_vec(),
+                    opening: p.opening,
+                    max_invalid: rules.max_invalid,
+                    seed: (rules.seed_of)(p.index),
+                    sinks: Vec::new(),
+                };
+                let r = referee.send(msg).await.map_err(|e| format!("a referee stopped: {e}"));
+                let failed = r.is_err();
+                if tx.send(r).is_err() || failed {
+                    break;
+                }
+            }
+        });
+    }
+    drop(tx);
+    let mut result = Ok(());
+    while let Some(r) = rx.recv().await {
+        match r {
+            Ok(rec) => on_done(rec),
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    for lane in started {
+        for s in &lane.shutdown {
+            let _ = s.send(Shutdown).await;
+        }
+        lane.arbiter.stop();
+    }
+    result
+}
