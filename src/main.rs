@@ -32,7 +32,12 @@ enum Command {
         fresh: bool,
     },
     /// Check a scenario file without running it.
-    Validate { file: PathBuf },
+    Validate {
+        file: PathBuf,
+        /// Print the resolved scenario as YAML: defaults filled in, profiles expanded, durations normalised.
+        #[arg(long)]
+        resolved: bool,
+    },
     /// Ask a player for its move on positions read from standard input (move strings, columns from 1).
     Analyze {
         /// A profile name from players/, a profile file, or inline YAML like '{kind: minimax, depth: 8}'.
@@ -163,7 +168,11 @@ fn main() -> ExitCode {
     init_logs(cli.verbose);
     let code = match cli.command {
         Command::Run { file, json, fresh } => run(&file, json, fresh),
-        Command::Validate { file } => match scenario::load(&file) {
+        Command::Validate { file, resolved } => match scenario::load(&file) {
+            Ok(sc) if resolved => {
+                print!("{}", scenario::resolved::to_yaml(&sc));
+                0
+            }
             Ok(sc) => {
                 println!(
                     "{}: ok — {} mode, {} players, board {}",

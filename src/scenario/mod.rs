@@ -11,6 +11,7 @@ mod error;
 pub mod net;
 mod parse;
 mod players;
+pub mod resolved;
 #[cfg(test)]
 mod tests;
 pub mod tournament;

@@ -13,7 +13,7 @@ use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::runner::{build_inner, move_time_of, Output};
 use crate::record::GameRecord;
 use crate::scenario::tournament::{ReportFormat, ReportSettings, TournamentSettings};
-use crate::scenario::{RenderStyle, Scenario};
+use crate::scenario::{resolved, RenderStyle, Scenario};
 use crate::util::seed;
 pub use lanes::Rules;
 use schedule::Planned;
@@ -115,6 +115,7 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> Result<(), Mode
     let total = plan.len() as u64;
     let (mut store, done) = Store::open(&dir, &fingerprint(sc, &t, &openings), total, &sc.path, fresh)
         .map_err(|e| ModeError::Usage(format!("error: {e}")))?;
+    resolved::save(sc, &dir).map_err(|e| ModeError::Failed(format!("cannot write in {}: {e}", dir.display())))?;
     let names: Vec<String> = sc.players.iter().map(|p| p.name.clone()).collect();
     let anchor = t
         .anchor

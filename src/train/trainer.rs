@@ -640,6 +640,8 @@ pub fn run_train(sc: &Scenario, json: bool) -> Result<(), ModeError> {
         std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
     }
     let st = TrainState::open(sc, json)?;
+    crate::scenario::resolved::save(sc, &st.out)
+        .map_err(|e| ModeError::Failed(format!("cannot write in {}: {e}", st.out.display())))?;
     let total = st.settings.iterations;
     let start = st.iteration;
     let out = st.out.clone();
