@@ -6,7 +6,7 @@
 //! So every kind — bots, minimax, external programs, a person at the
 //! terminal — plays over the network without knowing it.
 
-use super::codec::{parse_server_line, req_line, ServerLine};
+use super::codec::{as_sent, parse_server_line, req_line, ErrorCode, Event, Method, ServerLine};
 use super::lines::{Line, LineReader};
 use crate::actors::messages::{Abandon, GameEnded, GameEvent, NewGame, Reply, Shutdown, YourTurn};
 use crate::actors::player::PlayerActor;
@@ -147,13 +147,13 @@ impl Client {
     async fn send(
         &mut self,
         match_id: Option<&str>,
-        method: &str,
+        method: Method,
         params: Option<Value>,
         what: Pending,
     ) -> Result<(), String> {
         self.next_id += 1;
         let id = self.next_id.to_string();
-        let line = req_line(&id, match_id, method, params.as_ref());
+        let line = req_line(&id, match_id, method.as_str(), params.as_ref());
         self.pending.insert(id, what);
         self.w
             .write_all(line.as_bytes())
@@ -165,7 +165,7 @@ impl Client {
         let game = self.game.as_str();
         self.send(
             None,
-            "lobby.subscribe",
+            Method::Subscribe,
             Some(json!({ "game": game })),
             Pending::Subscribe,
         )
@@ -247,7 +247,7 @@ async fn play(cfg: JoinConfig, index: usize) -> Result<Tally, String> {
             }),
         },
     };
-    c.send(None, "session.hello", Some(json!({ "version": 1 })), Pending::Hello)
+    c.send(None, Method::Hello, Some(json!({ "version": 1 })), Pending::Hello)
         .await?;
     let result = drive(&mut c, &mut lines, &actor).await;
     let _ = actor.send(Shutdown).await;
@@ -298,7 +298,7 @@ async fn answer(
         Reply::Answer(Answer::Column(col)) | Reply::Thinking(Answer::Column(col), _) => {
             c.send(
                 Some(&match_id),
-                "game.action",
+                Method::Action,
                 Some(json!({ "type": "move", "move": col })),
                 Pending::Action(col),
             )
@@ -308,7 +308,7 @@ async fn answer(
             let m = c.current.as_mut().expect("checked");
             m.invalid += 1;
             if m.invalid >= DEFAULT_MAX_INVALID {
-                return c.send(Some(&match_id), "game.leave", None, Pending::Leave).await;
+                return c.send(Some(&match_id), Method::GameLeave, None, Pending::Leave).await;
             }
             m.refusal = Some(Refusal::Malformed(why));
             c.show_refusal();
@@ -319,7 +319,7 @@ async fn answer(
         }
         Reply::Gone(why) => {
             tracing::info!("{}: leaves {match_id}: {why}", c.name);
-            c.send(Some(&match_id), "game.leave", None, Pending::Leave).await
+            c.send(Some(&match_id), Method::GameLeave, None, Pending::Leave).await
         }
     }
 }
@@ -335,7 +335,7 @@ async fn handle_line(
         ServerLine::Ok { id, body } => match c.pending.remove(&id) {
             Some(Pending::Hello) => {
                 let name = c.name.clone();
-                c.send(None, "session.login", Some(json!({ "player": name })), Pending::Login)
+                c.send(None, Method::Login, Some(json!({ "player": name })), Pending::Login)
                     .await?;
             }
             Some(Pending::Login) => {
@@ -348,20 +348,20 @@ async fn handle_line(
             }
             Some(Pending::Subscribe) => {
                 c.full_retries = 0;
-                c.send(None, "lobby.ready", None, Pending::Ready).await?;
+                c.send(None, Method::Ready, None, Pending::Ready).await?;
             }
             _ => {}
         },
         ServerLine::Err { id, code, message } => {
             let what = c.pending.remove(&id);
             let message = message.unwrap_or_default();
-            match (what, code.as_str()) {
-                (Some(Pending::Subscribe), "LOBBY_FULL") if c.full_retries < FULL_RETRIES => {
+            match (what, &code) {
+                (Some(Pending::Subscribe), Ok(ErrorCode::LobbyFull)) if c.full_retries < FULL_RETRIES => {
                     c.full_retries += 1;
                     tokio::time::sleep(FULL_RETRY).await;
                     c.subscribe().await?;
                 }
-                (Some(Pending::Action(col)), "INVALID_MOVE") => {
+                (Some(Pending::Action(col)), Ok(ErrorCode::InvalidMove)) => {
                     if let Some(m) = c.current.as_mut() {
                         m.invalid += 1;
                         m.refusal = Some(
@@ -374,20 +374,20 @@ async fn handle_line(
                     }
                 }
                 (Some(Pending::Action(_) | Pending::Leave), _) => {
-                    tracing::warn!("{}: {code}: {message}", c.name);
+                    tracing::warn!("{}: {}: {message}", c.name, as_sent(&code));
                 }
-                (_, _) => return Err(format!("{}: the server refused: {code}: {message}", c.name)),
+                (_, _) => return Err(format!("{}: the server refused: {}: {message}", c.name, as_sent(&code))),
             }
         }
-        ServerLine::Event { match_id, event, body } => match event.as_str() {
-            "lobby.update" | "lobby.countdown" => {
+        ServerLine::Event { match_id, event, body } => match event {
+            Ok(event @ (Event::LobbyUpdate | Event::LobbyCountdown)) => {
                 tracing::debug!(
                     "{}: {event} {}",
                     c.name,
                     body.map(serde_json::Value::Object).unwrap_or_default()
                 );
             }
-            "game.match_started" => {
+            Ok(Event::MatchStarted) => {
                 let names: Vec<String> = body
                     .as_ref()
                     .and_then(|b| b.get("participants"))
@@ -434,14 +434,14 @@ async fn handle_line(
                     invalid: 0,
                 });
             }
-            "game.your_turn" => {
+            Ok(Event::YourTurn) => {
                 if c.current.as_ref().map(|m| Some(&m.id)) == Some(match_id.as_ref()) && thinking.is_none() {
                     if let Some(view) = c.view() {
                         *thinking = Some(Box::pin(actor.send(YourTurn(view))));
                     }
                 }
             }
-            "game.action" => {
+            Ok(Event::Action) => {
                 let Some(m) = c.current.as_mut().filter(|m| Some(&m.id) == match_id.as_ref()) else {
                     return Ok(false);
                 };
@@ -477,7 +477,7 @@ async fn handle_line(
                 };
                 c.show.render(&ev);
             }
-            "game.player_out" => {
+            Ok(Event::PlayerOut) => {
                 let Some(m) = c.current.as_mut().filter(|m| Some(&m.id) == match_id.as_ref()) else {
                     return Ok(false);
                 };
@@ -492,7 +492,7 @@ async fn handle_line(
                     c.show.render(&ev);
                 }
             }
-            "game.result" => {
+            Ok(Event::Result) => {
                 let Some(m) = c.current.take().filter(|m| Some(&m.id) == match_id.as_ref()) else {
                     return Ok(false);
                 };
@@ -536,7 +536,7 @@ async fn handle_line(
                 }
                 c.subscribe().await?;
             }
-            _ => tracing::debug!("{}: unknown event {event}", c.name),
+            Err(event) => tracing::debug!("{}: unknown event {event}", c.name),
         },
     }
     Ok(false)
