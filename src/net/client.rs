@@ -12,7 +12,7 @@ use crate::actors::messages::{Abandon, GameEnded, GameEvent, NewGame, Reply, Shu
 use crate::actors::player::PlayerActor;
 use crate::actors::runner::{start_player, Output};
 use crate::actors::sinks::{JsonWriter, Renderer};
-use crate::game::{Answer, Board, EndReason, Refusal, DEFAULT_LETTERS, DEFAULT_MAX_INVALID};
+use crate::game::{Answer, Board, BoardConfig, EndReason, Refusal, DEFAULT_LETTERS, DEFAULT_MAX_INVALID};
 use crate::players::{derive_seed, TurnView};
 use crate::record::{PlayerResult, Tally};
 use crate::scenario::net::{GameKind, JoinSettings};
@@ -73,6 +73,9 @@ struct MatchView {
 /// One player's connection and state.
 struct Client {
     name: String,
+    /// This player's seed (from the scenario seed and its place in the
+    /// list); each match reseeds the player from it, see [`game_seed`].
+    seed: u64,
     w: OwnedWriteHalf,
     next_id: u64,
     pending: HashMap<String, Pending>,
@@ -133,6 +136,22 @@ pub fn end_reason_of(reason: &str) -> EndReason {
         "invalid_moves" => EndReason::TooManyInvalid,
         _ => EndReason::Forfeit,
     }
+}
+
+/// The seed a player gets at the start of its `number`th match, in `seat`:
+/// derived from the player's own seed, so every random choice follows from
+/// the scenario `seed` (the determinism rule of every mode), and players of
+/// one run, or one player's successive matches, play different games.
+pub fn game_seed(player_seed: u64, number: u64, seat: usize) -> u64 {
+    derive_seed(player_seed, number, seat as u64)
+}
+
+/// The board of a match the server started: its size as the server sent
+/// it, the win length from the game's own rules ([`GameKind::board`]), since
+/// the protocol does not send that.
+pub fn match_board(game: GameKind, players: usize, width: u64, height: u64) -> Result<BoardConfig, String> {
+    let rules = game.board(players);
+    BoardConfig::new(height as usize, width as usize, rules.win_length)
 }
 
 fn int(body: &Option<Map<String, Value>>, key: &str) -> Option<u64> {
@@ -215,17 +234,14 @@ async fn play(cfg: JoinConfig, index: usize) -> Result<Tally, String> {
     let (rd, w) = stream.into_split();
     let mut lines = LineReader::new(BufReader::new(rd), MAX_SERVER_LINE);
     let game = cfg.settings.game;
-    let actor = start_player(
-        &spec,
-        derive_seed(cfg.seed, 0, index as u64),
-        cfg.out,
-        game.max_players(),
-    )?;
+    let seed = derive_seed(cfg.seed, 0, index as u64);
+    let actor = start_player(&spec, seed, cfg.out, game.max_players())?;
     let show_boards = !cfg.out.json
         && cfg.out.style != RenderStyle::None
         && (spec.kind == PlayerKind::Human || cfg.players.len() == 1);
     let mut c = Client {
         name: name.clone(),
+        seed,
         w,
         next_id: 0,
         pending: HashMap::new(),
@@ -399,14 +415,14 @@ async fn handle_line(
                 let (Some(m), Some(me), Some(w), Some(h)) = (match_id, me, w, h) else {
                     return Err(format!("{}: a match start it cannot read", c.name));
                 };
-                let cfg = crate::game::BoardConfig::new(h as usize, w as usize, 4)
+                let cfg = match_board(c.game, names.len(), w, h)
                     .map_err(|e| format!("{}: the server's board: {e}", c.name))?;
                 c.number += 1;
                 let _ = actor
                     .send(NewGame {
                         game: c.number,
                         seat: me,
-                        seed: derive_seed(0, c.number, me as u64),
+                        seed: game_seed(c.seed, c.number, me),
                     })
                     .await;
                 c.show.json(
@@ -597,4 +613,54 @@ pub fn join(cfg: JoinConfig) -> u8 {
         let _ = out.flush();
         code
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn match_seeds_follow_the_scenario_seed() {
+        let player = |scenario: u64, index: u64| derive_seed(scenario, 0, index);
+        assert_eq!(game_seed(player(7, 0), 1, 0), game_seed(player(7, 0), 1, 0));
+        assert_ne!(
+            game_seed(player(7, 0), 1, 0),
+            game_seed(player(8, 0), 1, 0),
+            "another scenario seed, another game"
+        );
+        assert_ne!(
+            game_seed(player(7, 0), 1, 0),
+            game_seed(player(7, 1), 1, 0),
+            "another player"
+        );
+        assert_ne!(
+            game_seed(player(7, 0), 1, 0),
+            game_seed(player(7, 0), 2, 0),
+            "another match"
+        );
+        assert_ne!(
+            game_seed(player(7, 0), 1, 0),
+            game_seed(player(7, 0), 1, 1),
+            "another seat"
+        );
+    }
+
+    #[test]
+    fn the_match_board_takes_its_win_length_from_the_game() {
+        for game in GameKind::ALL {
+            for n in game.min_players()..=game.max_players() {
+                let rules = game.board(n);
+                let got = match_board(game, n, rules.cols as u64, rules.rows as u64).unwrap();
+                assert_eq!(got, rules, "{} with {n} players", game.as_str());
+            }
+        }
+        // The size is the server's word; the win length still the game's.
+        let got = match_board(GameKind::Connect4Classic, 2, 9, 7).unwrap();
+        assert_eq!((got.cols, got.rows), (9, 7));
+        assert_eq!(got.win_length, GameKind::Connect4Classic.board(2).win_length);
+        assert!(
+            match_board(GameKind::Connect4, 3, 0, 6).is_err(),
+            "a board it cannot play on"
+        );
+    }
 }
