@@ -622,27 +622,17 @@ mod tests {
     #[test]
     fn match_seeds_follow_the_scenario_seed() {
         let player = |scenario: u64, index: u64| derive_seed(scenario, 0, index);
-        assert_eq!(game_seed(player(7, 0), 1, 0), game_seed(player(7, 0), 1, 0));
-        assert_ne!(
-            game_seed(player(7, 0), 1, 0),
-            game_seed(player(8, 0), 1, 0),
-            "another scenario seed, another game"
-        );
-        assert_ne!(
-            game_seed(player(7, 0), 1, 0),
-            game_seed(player(7, 1), 1, 0),
-            "another player"
-        );
-        assert_ne!(
-            game_seed(player(7, 0), 1, 0),
-            game_seed(player(7, 0), 2, 0),
-            "another match"
-        );
-        assert_ne!(
-            game_seed(player(7, 0), 1, 0),
-            game_seed(player(7, 0), 1, 1),
-            "another seat"
-        );
+        let base = game_seed(player(7, 0), 1, 0);
+        assert_eq!(base, game_seed(player(7, 0), 1, 0), "the same seed, the same game");
+        let others = [
+            ("another scenario seed", game_seed(player(8, 0), 1, 0)),
+            ("another player", game_seed(player(7, 1), 1, 0)),
+            ("another match", game_seed(player(7, 0), 2, 0)),
+            ("another seat", game_seed(player(7, 0), 1, 1)),
+        ];
+        for (what, seed) in others {
+            assert_ne!(seed, base, "{what}");
+        }
     }
 
     #[test]

@@ -1029,6 +1029,13 @@ mod tests {
         })
     }
 
+    /// Sends a line and returns the error code it is answered with.
+    fn refused(s: &mut HubState, conn: ConnId, line: &str) -> ErrorCode {
+        let id = line.split(' ').nth(1).expect("REQ <id> ...");
+        let (_, fx) = send(s, conn, line);
+        code(&fx, id).unwrap_or_else(|| panic!("{line} was not refused: {fx:?}"))
+    }
+
     fn is_ok(fx: &[Effect], id: &str) -> bool {
         fx.iter()
             .any(|e| matches!(e, Effect::Send(_, ServerMsg::Ok { id: i, .. }) if i == id))
@@ -1147,10 +1154,11 @@ mod tests {
         let c = open(&mut s);
         let (bad, fx) = send(&mut s, c, r#"REQ 1 session.login {"player": "a"}"#);
         assert_eq!((bad, code(&fx, "1")), (false, Some(ErrorCode::HelloRequired)));
-        let (_, fx) = send(&mut s, c, "REQ 2 foo.bar");
-        assert_eq!(code(&fx, "2"), Some(ErrorCode::HelloRequired));
-        let (_, fx) = send(&mut s, c, r#"REQ 3 session.hello {"version": 2}"#);
-        assert_eq!(code(&fx, "3"), Some(ErrorCode::UnsupportedVersion));
+        assert_eq!(refused(&mut s, c, "REQ 2 foo.bar"), ErrorCode::HelloRequired);
+        assert_eq!(
+            refused(&mut s, c, r#"REQ 3 session.hello {"version": 2}"#),
+            ErrorCode::UnsupportedVersion
+        );
         let (bad, fx) = send(&mut s, c, r#"REQ 4 session.hello {"version": "1"}"#);
         assert_eq!(
             (bad, code(&fx, "4")),
@@ -1170,10 +1178,14 @@ mod tests {
         assert_eq!(code(&fx, "1"), Some(ErrorCode::UnknownMethod));
         let line = &lines(&fx, c)[0];
         assert!(line.contains("session.hello, session.login"), "{line}");
-        let (_, fx) = send(&mut s, c, r#"REQ 2 lobby.subscribe {"game": "connect4"}"#);
-        assert_eq!(code(&fx, "2"), Some(ErrorCode::LoginRequired));
-        let (_, fx) = send(&mut s, c, r#"REQ 3 m1 game.action {"type": "move", "move": 0}"#);
-        assert_eq!(code(&fx, "3"), Some(ErrorCode::LoginRequired));
+        assert_eq!(
+            refused(&mut s, c, r#"REQ 2 lobby.subscribe {"game": "connect4"}"#),
+            ErrorCode::LoginRequired
+        );
+        assert_eq!(
+            refused(&mut s, c, r#"REQ 3 m1 game.action {"type": "move", "move": 0}"#),
+            ErrorCode::LoginRequired
+        );
     }
 
     #[test]
@@ -1181,12 +1193,17 @@ mod tests {
         let mut s = state();
         let (a, token) = login(&mut s, "ann");
         assert_eq!(token.len(), 64);
-        let (_, fx) = send(&mut s, a, r#"REQ 1 session.login {"player": "bob"}"#);
-        assert_eq!(code(&fx, "1"), Some(ErrorCode::BadRequest), "one login a connection");
+        assert_eq!(
+            refused(&mut s, a, r#"REQ 1 session.login {"player": "bob"}"#),
+            ErrorCode::BadRequest,
+            "one login a connection"
+        );
         let c = open(&mut s);
         send(&mut s, c, r#"REQ h session.hello {"version": 1}"#);
-        let (_, fx) = send(&mut s, c, r#"REQ 2 session.login {"player": "ann"}"#);
-        assert_eq!(code(&fx, "2"), Some(ErrorCode::NameTaken));
+        assert_eq!(
+            refused(&mut s, c, r#"REQ 2 session.login {"player": "ann"}"#),
+            ErrorCode::NameTaken
+        );
         let long = "x".repeat(MAX_NAME + 1);
         for bad in [" ann", "", "a\\u0007b", long.as_str()] {
             let (was_bad, fx) = send(&mut s, c, &format!(r#"REQ 3 session.login {{"player": "{bad}"}}"#));
@@ -1196,8 +1213,10 @@ mod tests {
                 "{bad:?}"
             );
         }
-        let (_, fx) = send(&mut s, c, r#"REQ 4 session.login {"player": 7}"#);
-        assert_eq!(code(&fx, "4"), Some(ErrorCode::BadRequest));
+        assert_eq!(
+            refused(&mut s, c, r#"REQ 4 session.login {"player": 7}"#),
+            ErrorCode::BadRequest
+        );
         assert!(is_ok(
             &send(
                 &mut s,
@@ -1213,12 +1232,9 @@ mod tests {
     fn only_game_methods_name_a_match() {
         let mut s = state();
         let (c, _) = login(&mut s, "ann");
-        let (_, fx) = send(&mut s, c, "REQ 1 m1 lobby.ready");
-        assert_eq!(code(&fx, "1"), Some(ErrorCode::BadRequest));
-        let (_, fx) = send(&mut s, c, "REQ 2 game.leave");
-        assert_eq!(code(&fx, "2"), Some(ErrorCode::BadRequest));
-        let (_, fx) = send(&mut s, c, "REQ 3 m9 game.leave");
-        assert_eq!(code(&fx, "3"), Some(ErrorCode::NotInMatch));
+        assert_eq!(refused(&mut s, c, "REQ 1 m1 lobby.ready"), ErrorCode::BadRequest);
+        assert_eq!(refused(&mut s, c, "REQ 2 game.leave"), ErrorCode::BadRequest);
+        assert_eq!(refused(&mut s, c, "REQ 3 m9 game.leave"), ErrorCode::NotInMatch);
     }
 
     #[test]
@@ -1231,8 +1247,10 @@ mod tests {
         let update = r#"EVT lobby.update {"players":["ann","bob"],"ready":[],"min":3,"max":9}"#;
         assert_eq!(lines(&fx, a), [update]);
         assert_eq!(lines(&fx, b), ["RES 2 OK", update], "the answer first");
-        let (_, fx) = send(&mut s, b, r#"REQ 3 lobby.subscribe {"game": "chess"}"#);
-        assert_eq!(code(&fx, "3"), Some(ErrorCode::UnknownGame));
+        assert_eq!(
+            refused(&mut s, b, r#"REQ 3 lobby.subscribe {"game": "chess"}"#),
+            ErrorCode::UnknownGame
+        );
         // Subscribing again is harmless: an OK and a fresh update.
         let (_, fx) = send(&mut s, b, r#"REQ 4 lobby.subscribe {"game": "connect4"}"#);
         assert_eq!(lines(&fx, b), ["RES 4 OK", update]);
@@ -1274,12 +1292,10 @@ mod tests {
     fn ready_and_leave_need_a_lobby() {
         let mut s = state();
         let (c, _) = login(&mut s, "ann");
-        let (_, fx) = send(&mut s, c, "REQ 1 lobby.ready");
-        assert_eq!(code(&fx, "1"), Some(ErrorCode::NotInLobby));
+        assert_eq!(refused(&mut s, c, "REQ 1 lobby.ready"), ErrorCode::NotInLobby);
         send(&mut s, c, r#"REQ 2 lobby.subscribe {"game": "connect4"}"#);
         assert!(is_ok(&send(&mut s, c, "REQ 3 lobby.leave").1, "3"));
-        let (_, fx) = send(&mut s, c, "REQ 4 lobby.leave");
-        assert_eq!(code(&fx, "4"), Some(ErrorCode::NotInLobby));
+        assert_eq!(refused(&mut s, c, "REQ 4 lobby.leave"), ErrorCode::NotInLobby);
     }
 
     #[test]
@@ -1350,18 +1366,26 @@ mod tests {
     fn a_match_relays_moves_between_the_players_and_the_referee() {
         let mut s = state();
         let (c, m, _) = started(&mut s, "connect4", &["ann", "bob", "cat"]);
-        let (_, fx) = send(&mut s, c[0], r#"REQ 1 m1 game.action {"type": "move", "move": 3}"#);
-        assert_eq!(code(&fx, "1"), Some(ErrorCode::NotYourTurn), "not asked yet");
+        assert_eq!(
+            refused(&mut s, c[0], r#"REQ 1 m1 game.action {"type": "move", "move": 3}"#),
+            ErrorCode::NotYourTurn,
+            "not asked yet"
+        );
         let fx = s.seat_asked(&m, 0).unwrap();
         assert_eq!(lines(&fx, c[0]), ["EVT m1 game.your_turn"]);
         assert!(lines(&fx, c[1]).is_empty());
-        let (_, fx) = send(&mut s, c[1], r#"REQ 2 m1 game.action {"type": "move", "move": 3}"#);
-        assert_eq!(code(&fx, "2"), Some(ErrorCode::NotYourTurn));
+        assert_eq!(
+            refused(&mut s, c[1], r#"REQ 2 m1 game.action {"type": "move", "move": 3}"#),
+            ErrorCode::NotYourTurn
+        );
         let (_, fx) = send(&mut s, c[0], r#"REQ 3 m1 game.action {"type": "move", "move": 3}"#);
         assert_eq!(answers(&fx), [(0, SeatAnswer::Column(3))]);
         assert!(lines(&fx, c[0]).is_empty(), "answered once the referee judged it");
-        let (_, fx) = send(&mut s, c[0], r#"REQ 4 m1 game.action {"type": "move", "move": 4}"#);
-        assert_eq!(code(&fx, "4"), Some(ErrorCode::NotYourTurn), "one action at a time");
+        assert_eq!(
+            refused(&mut s, c[0], r#"REQ 4 m1 game.action {"type": "move", "move": 4}"#),
+            ErrorCode::NotYourTurn,
+            "one action at a time"
+        );
         let fx = s.moved(&m, 0, 3, 0, Some(1));
         let event = r#"EVT m1 game.action {"type":"move","player":"ann","move":3,"row":0}"#;
         assert_eq!(lines(&fx, c[0]), ["RES 3 OK", event]);
@@ -1376,8 +1400,10 @@ mod tests {
         s.seat_asked(&m, 0).unwrap();
         let (bad, fx) = send(&mut s, c[0], r#"REQ 1 m1 game.action {"type": "drop", "move": 3}"#);
         assert_eq!((bad, code(&fx, "1")), (false, Some(ErrorCode::UnknownAction)));
-        let (_, fx) = send(&mut s, c[0], r#"REQ 2 m1 game.action {"move": 3}"#);
-        assert_eq!(code(&fx, "2"), Some(ErrorCode::UnknownAction));
+        assert_eq!(
+            refused(&mut s, c[0], r#"REQ 2 m1 game.action {"move": 3}"#),
+            ErrorCode::UnknownAction
+        );
         let (bad, fx) = send(&mut s, c[0], r#"REQ 3 m1 game.action {"type": "move", "move": "3"}"#);
         assert_eq!((bad, code(&fx, "3")), (true, Some(ErrorCode::BadRequest)));
         assert!(answers(&fx).is_empty());
@@ -1411,8 +1437,7 @@ mod tests {
         assert_eq!(lines(&fx, c[1]), [out]);
         assert_eq!(lines(&fx, c[2]), [out]);
         // Out of the match as far as the protocol goes.
-        let (_, fx) = send(&mut s, c[0], "REQ 3 m1 game.leave");
-        assert_eq!(code(&fx, "3"), Some(ErrorCode::NotInMatch));
+        assert_eq!(refused(&mut s, c[0], "REQ 3 m1 game.leave"), ErrorCode::NotInMatch);
     }
 
     #[test]
@@ -1460,8 +1485,10 @@ mod tests {
     fn a_player_in_a_match_cannot_subscribe() {
         let mut s = state();
         let (c, _, _) = started(&mut s, "connect4-classic", &["ann", "bob"]);
-        let (_, fx) = send(&mut s, c[0], r#"REQ 1 lobby.subscribe {"game": "connect4"}"#);
-        assert_eq!(code(&fx, "1"), Some(ErrorCode::BadRequest));
+        assert_eq!(
+            refused(&mut s, c[0], r#"REQ 1 lobby.subscribe {"game": "connect4"}"#),
+            ErrorCode::BadRequest
+        );
     }
 
     #[test]
@@ -1472,8 +1499,11 @@ mod tests {
         send(&mut s, c[0], r#"REQ 1 m1 game.action {"type": "move", "move": 0}"#);
         let fx = s.seat_abandoned(&m, 0);
         assert_eq!(code(&fx, "1"), Some(ErrorCode::NotYourTurn));
-        let (_, fx) = send(&mut s, c[0], r#"REQ 2 m1 game.action {"type": "move", "move": 0}"#);
-        assert_eq!(code(&fx, "2"), Some(ErrorCode::NotYourTurn), "no open question");
+        assert_eq!(
+            refused(&mut s, c[0], r#"REQ 2 m1 game.action {"type": "move", "move": 0}"#),
+            ErrorCode::NotYourTurn,
+            "no open question"
+        );
     }
 
     #[test]
@@ -1547,8 +1577,10 @@ mod tests {
         assert!(fx.contains(&Effect::After(GRACE, grace.clone())));
         let n = open(&mut s);
         send(&mut s, n, r#"REQ h session.hello {"version": 1}"#);
-        let (_, fx) = send(&mut s, n, r#"REQ 1 session.resume {"session_token": "nope"}"#);
-        assert_eq!(code(&fx, "1"), Some(ErrorCode::BadToken));
+        assert_eq!(
+            refused(&mut s, n, r#"REQ 1 session.resume {"session_token": "nope"}"#),
+            ErrorCode::BadToken
+        );
         let fx = send(
             &mut s,
             n,
@@ -1616,8 +1648,11 @@ mod tests {
         assert_eq!(code(&fx, "1"), Some(ErrorCode::BadToken));
         let (_, fx) = send(&mut s, n, r#"REQ 2 session.login {"player": "cat"}"#);
         assert!(is_ok(&fx, "2"), "the name is free");
-        let (_, fx) = send(&mut s, n, r#"REQ 3 m1 game.leave"#);
-        assert_eq!(code(&fx, "3"), Some(ErrorCode::NotInMatch), "the new cat has no seat");
+        assert_eq!(
+            refused(&mut s, n, r#"REQ 3 m1 game.leave"#),
+            ErrorCode::NotInMatch,
+            "the new cat has no seat"
+        );
     }
 
     #[test]
