@@ -11,7 +11,7 @@
 //! (or an error), and every match a client saw start must give it a result.
 //! The run is bounded by `--seconds` even when something is lost.
 
-use super::codec::{parse_server_line, req_line, ServerLine};
+use super::codec::{parse_server_line, req_line, ErrorCode, Event, Method, ServerLine};
 use super::lines::{Line, LineReader};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -152,17 +152,17 @@ async fn swarm_client(i: usize, addr: String, args: LobbyArgs, shared: Rc<RefCel
     };
     let mut rng = XorShift(0x9e37_79b9_7f4a_7c15 ^ (i as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d));
     let mut next_id = 0u64;
-    let mut line = |method: &str, m: Option<&str>, params: Option<serde_json::Value>| {
+    let mut line = |method: Method, m: Option<&str>, params: Option<serde_json::Value>| {
         next_id += 1;
         (
             next_id.to_string(),
-            req_line(&next_id.to_string(), m, method, params.as_ref()),
+            req_line(&next_id.to_string(), m, method.as_str(), params.as_ref()),
         )
     };
     let mut out = String::new();
-    out.push_str(&line("session.hello", None, Some(serde_json::json!({"version": 1}))).1);
-    out.push_str(&line("session.login", None, Some(serde_json::json!({"player": name}))).1);
-    let (mut sub_id, sub) = line("lobby.subscribe", None, Some(serde_json::json!({"game": game})));
+    out.push_str(&line(Method::Hello, None, Some(serde_json::json!({"version": 1}))).1);
+    out.push_str(&line(Method::Login, None, Some(serde_json::json!({"player": name}))).1);
+    let (mut sub_id, sub) = line(Method::Subscribe, None, Some(serde_json::json!({"game": game})));
     out.push_str(&sub);
     if w.write_all(out.as_bytes()).await.is_err() {
         return;
@@ -187,7 +187,7 @@ async fn swarm_client(i: usize, addr: String, args: LobbyArgs, shared: Rc<RefCel
         let mut send = String::new();
         let Some(next) = next else {
             // Play time is over: leave the lobby, unless a match starts first.
-            let (id, l) = line("lobby.leave", None, None);
+            let (id, l) = line(Method::LobbyLeave, None, None);
             leave_id = Some(id);
             if w.write_all(l.as_bytes()).await.is_err() {
                 break;
@@ -205,17 +205,17 @@ async fn swarm_client(i: usize, addr: String, args: LobbyArgs, shared: Rc<RefCel
         match msg {
             ServerLine::Ok { id, .. } if Some(&id) == leave_id.as_ref() => done = true,
             ServerLine::Ok { id, .. } if id == sub_id && leave_id.is_none() => {
-                send.push_str(&line("lobby.ready", None, None).1);
+                send.push_str(&line(Method::Ready, None, None).1);
             }
             ServerLine::Ok { .. } => {}
             // NOT_IN_LOBBY: the match started (play it out) or the last
             // subscribe found the lobby full (nothing left to do).
             ServerLine::Err { id, .. } if Some(&id) == leave_id.as_ref() => done = current.is_none(),
-            ServerLine::Err { id, code, .. } if id == sub_id && code == "LOBBY_FULL" => {
+            ServerLine::Err { id, code, .. } if id == sub_id && code == Ok(ErrorCode::LobbyFull) => {
                 shared.borrow_mut().lobby_full += 1;
                 if Instant::now() < stop_at {
                     tokio::time::sleep(Duration::from_millis(50 + rng.below(200))).await;
-                    let (id, l) = line("lobby.subscribe", None, Some(serde_json::json!({"game": game})));
+                    let (id, l) = line(Method::Subscribe, None, Some(serde_json::json!({"game": game})));
                     sub_id = id;
                     send.push_str(&l);
                 } else if leave_id.is_none() {
@@ -231,8 +231,8 @@ async fn swarm_client(i: usize, addr: String, args: LobbyArgs, shared: Rc<RefCel
             }
             ServerLine::Event { match_id, event, body } => {
                 let body = body.unwrap_or_default();
-                match event.as_str() {
-                    "game.match_started" => {
+                match event {
+                    Ok(Event::MatchStarted) => {
                         let n = body.get("participants").and_then(|p| p.as_array()).map_or(0, Vec::len);
                         let w = body.get("width").and_then(|v| v.as_u64()).unwrap_or(0) as usize;
                         let h = body.get("height").and_then(|v| v.as_u64()).unwrap_or(0) as usize;
@@ -249,7 +249,7 @@ async fn swarm_client(i: usize, addr: String, args: LobbyArgs, shared: Rc<RefCel
                             rows: h,
                         });
                     }
-                    "game.your_turn" => {
+                    Ok(Event::YourTurn) => {
                         let Some(m) = current.as_ref() else { continue };
                         let open: Vec<usize> = (0..m.heights.len()).filter(|&c| m.heights[c] < m.rows).collect();
                         if open.is_empty() {
@@ -262,7 +262,7 @@ async fn swarm_client(i: usize, addr: String, args: LobbyArgs, shared: Rc<RefCel
                         let id = m.id.clone();
                         send.push_str(
                             &line(
-                                "game.action",
+                                Method::Action,
                                 Some(&id),
                                 Some(serde_json::json!({"type": "move", "move": col})),
                             )
@@ -271,7 +271,7 @@ async fn swarm_client(i: usize, addr: String, args: LobbyArgs, shared: Rc<RefCel
                         in_flight = Some(Instant::now());
                         shared.borrow_mut().actions_open += 1;
                     }
-                    "game.action" => {
+                    Ok(Event::Action) => {
                         let col = body.get("move").and_then(|v| v.as_u64()).unwrap_or(u64::MAX) as usize;
                         if let Some(m) = current.as_mut() {
                             if let Some(h) = m.heights.get_mut(col) {
@@ -286,7 +286,7 @@ async fn swarm_client(i: usize, addr: String, args: LobbyArgs, shared: Rc<RefCel
                             }
                         }
                     }
-                    "game.result" => {
+                    Ok(Event::Result) => {
                         if let Some(m) = current.take() {
                             let mut sh = shared.borrow_mut();
                             let left = sh.live.get_mut(&m.id).map(|n| {
@@ -302,7 +302,7 @@ async fn swarm_client(i: usize, addr: String, args: LobbyArgs, shared: Rc<RefCel
                         if Instant::now() >= stop_at || leave_id.is_some() {
                             done = true;
                         } else {
-                            let (id, l) = line("lobby.subscribe", None, Some(serde_json::json!({"game": game})));
+                            let (id, l) = line(Method::Subscribe, None, Some(serde_json::json!({"game": game})));
                             sub_id = id;
                             send.push_str(&l);
                         }

@@ -6,14 +6,14 @@
 //! So every kind — bots, minimax, external programs, a person at the
 //! terminal — plays over the network without knowing it.
 
-use super::codec::{parse_server_line, req_line, ServerLine};
+use super::codec::{as_sent, parse_server_line, req_line, ErrorCode, Event, Method, ServerLine};
 use super::lines::{Line, LineReader};
 use crate::actors::messages::{Abandon, GameEnded, GameEvent, NewGame, Reply, Shutdown, YourTurn};
 use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::player::PlayerActor;
 use crate::actors::runner::{start_player, Output};
 use crate::actors::sinks::{JsonWriter, Renderer};
-use crate::game::{Answer, Board, EndReason, Refusal, DEFAULT_LETTERS, DEFAULT_MAX_INVALID};
+use crate::game::{Answer, Board, BoardConfig, EndReason, Refusal, DEFAULT_LETTERS, DEFAULT_MAX_INVALID};
 use crate::players::kinds::RunsAs;
 use crate::players::TurnView;
 use crate::record::{PlayerResult, Tally};
@@ -76,6 +76,9 @@ struct MatchView {
 /// One player's connection and state.
 struct Client {
     name: String,
+    /// This player's seed (from the scenario seed and its place in the
+    /// list); each match reseeds the player from it, see [`game_seed`].
+    seed: u64,
     w: OwnedWriteHalf,
     next_id: u64,
     pending: HashMap<String, Pending>,
@@ -138,6 +141,22 @@ pub fn end_reason_of(reason: &str) -> EndReason {
     }
 }
 
+/// The seed a player gets at the start of its `number`th match, in `seat`:
+/// derived from the player's own seed, so every random choice follows from
+/// the scenario `seed` (the determinism rule of every mode), and players of
+/// one run, or one player's successive matches, play different games.
+pub fn game_seed(player_seed: u64, number: u64, seat: usize) -> u64 {
+    seed::derive(player_seed, number, seat as u64)
+}
+
+/// The board of a match the server started: its size as the server sent
+/// it, the win length from the game's own rules ([`GameKind::board`]), since
+/// the protocol does not send that.
+pub fn match_board(game: GameKind, players: usize, width: u64, height: u64) -> Result<BoardConfig, String> {
+    let rules = game.board(players);
+    BoardConfig::new(height as usize, width as usize, rules.win_length)
+}
+
 fn int(body: &Option<Map<String, Value>>, key: &str) -> Option<u64> {
     body.as_ref()?.get(key)?.as_u64()
 }
@@ -150,13 +169,13 @@ impl Client {
     async fn send(
         &mut self,
         match_id: Option<&str>,
-        method: &str,
+        method: Method,
         params: Option<Value>,
         what: Pending,
     ) -> Result<(), String> {
         self.next_id += 1;
         let id = self.next_id.to_string();
-        let line = req_line(&id, match_id, method, params.as_ref());
+        let line = req_line(&id, match_id, method.as_str(), params.as_ref());
         self.pending.insert(id, what);
         self.w
             .write_all(line.as_bytes())
@@ -168,7 +187,7 @@ impl Client {
         let game = self.game.as_str();
         self.send(
             None,
-            "lobby.subscribe",
+            Method::Subscribe,
             Some(json!({ "game": game })),
             Pending::Subscribe,
         )
@@ -218,17 +237,14 @@ async fn play(cfg: JoinConfig, index: usize) -> Result<Tally, String> {
     let (rd, w) = stream.into_split();
     let mut lines = LineReader::new(BufReader::new(rd), MAX_SERVER_LINE);
     let game = cfg.settings.game;
-    let actor = start_player(
-        &spec,
-        seed::derive(cfg.seed, 0, index as u64),
-        cfg.out,
-        game.max_players(),
-    )?;
+    let seed = seed::derive(cfg.seed, 0, index as u64);
+    let actor = start_player(&spec, seed, cfg.out, game.max_players())?;
     let show_boards = !cfg.out.json
         && cfg.out.style != RenderStyle::None
         && (spec.kind.runs_as() == RunsAs::Human || cfg.players.len() == 1);
     let mut c = Client {
         name: name.clone(),
+        seed,
         w,
         next_id: 0,
         pending: HashMap::new(),
@@ -250,7 +266,7 @@ async fn play(cfg: JoinConfig, index: usize) -> Result<Tally, String> {
             }),
         },
     };
-    c.send(None, "session.hello", Some(json!({ "version": 1 })), Pending::Hello)
+    c.send(None, Method::Hello, Some(json!({ "version": 1 })), Pending::Hello)
         .await?;
     let result = drive(&mut c, &mut lines, &actor).await;
     let _ = actor.send(Shutdown).await;
@@ -301,7 +317,7 @@ async fn answer(
         Reply::Answer(Answer::Column(col)) | Reply::Thinking(Answer::Column(col), _) => {
             c.send(
                 Some(&match_id),
-                "game.action",
+                Method::Action,
                 Some(json!({ "type": "move", "move": col })),
                 Pending::Action(col),
             )
@@ -311,7 +327,7 @@ async fn answer(
             let m = c.current.as_mut().expect("checked");
             m.invalid += 1;
             if m.invalid >= DEFAULT_MAX_INVALID {
-                return c.send(Some(&match_id), "game.leave", None, Pending::Leave).await;
+                return c.send(Some(&match_id), Method::GameLeave, None, Pending::Leave).await;
             }
             m.refusal = Some(Refusal::Malformed(why));
             c.show_refusal();
@@ -322,7 +338,7 @@ async fn answer(
         }
         Reply::Gone(why) => {
             tracing::info!("{}: leaves {match_id}: {why}", c.name);
-            c.send(Some(&match_id), "game.leave", None, Pending::Leave).await
+            c.send(Some(&match_id), Method::GameLeave, None, Pending::Leave).await
         }
     }
 }
@@ -338,7 +354,7 @@ async fn handle_line(
         ServerLine::Ok { id, body } => match c.pending.remove(&id) {
             Some(Pending::Hello) => {
                 let name = c.name.clone();
-                c.send(None, "session.login", Some(json!({ "player": name })), Pending::Login)
+                c.send(None, Method::Login, Some(json!({ "player": name })), Pending::Login)
                     .await?;
             }
             Some(Pending::Login) => {
@@ -351,20 +367,20 @@ async fn handle_line(
             }
             Some(Pending::Subscribe) => {
                 c.full_retries = 0;
-                c.send(None, "lobby.ready", None, Pending::Ready).await?;
+                c.send(None, Method::Ready, None, Pending::Ready).await?;
             }
             _ => {}
         },
         ServerLine::Err { id, code, message } => {
             let what = c.pending.remove(&id);
             let message = message.unwrap_or_default();
-            match (what, code.as_str()) {
-                (Some(Pending::Subscribe), "LOBBY_FULL") if c.full_retries < FULL_RETRIES => {
+            match (what, &code) {
+                (Some(Pending::Subscribe), Ok(ErrorCode::LobbyFull)) if c.full_retries < FULL_RETRIES => {
                     c.full_retries += 1;
                     tokio::time::sleep(FULL_RETRY).await;
                     c.subscribe().await?;
                 }
-                (Some(Pending::Action(col)), "INVALID_MOVE") => {
+                (Some(Pending::Action(col)), Ok(ErrorCode::InvalidMove)) => {
                     if let Some(m) = c.current.as_mut() {
                         m.invalid += 1;
                         m.refusal = Some(
@@ -377,20 +393,20 @@ async fn handle_line(
                     }
                 }
                 (Some(Pending::Action(_) | Pending::Leave), _) => {
-                    tracing::warn!("{}: {code}: {message}", c.name);
+                    tracing::warn!("{}: {}: {message}", c.name, as_sent(&code));
                 }
-                (_, _) => return Err(format!("{}: the server refused: {code}: {message}", c.name)),
+                (_, _) => return Err(format!("{}: the server refused: {}: {message}", c.name, as_sent(&code))),
             }
         }
-        ServerLine::Event { match_id, event, body } => match event.as_str() {
-            "lobby.update" | "lobby.countdown" => {
+        ServerLine::Event { match_id, event, body } => match event {
+            Ok(event @ (Event::LobbyUpdate | Event::LobbyCountdown)) => {
                 tracing::debug!(
                     "{}: {event} {}",
                     c.name,
                     body.map(serde_json::Value::Object).unwrap_or_default()
                 );
             }
-            "game.match_started" => {
+            Ok(Event::MatchStarted) => {
                 let names: Vec<String> = body
                     .as_ref()
                     .and_then(|b| b.get("participants"))
@@ -402,14 +418,14 @@ async fn handle_line(
                 let (Some(m), Some(me), Some(w), Some(h)) = (match_id, me, w, h) else {
                     return Err(format!("{}: a match start it cannot read", c.name));
                 };
-                let cfg = crate::game::BoardConfig::new(h as usize, w as usize, 4)
+                let cfg = match_board(c.game, names.len(), w, h)
                     .map_err(|e| format!("{}: the server's board: {e}", c.name))?;
                 c.number += 1;
                 let _ = actor
                     .send(NewGame {
                         game: c.number,
                         seat: me,
-                        seed: seed::derive(0, c.number, me as u64),
+                        seed: game_seed(c.seed, c.number, me),
                     })
                     .await;
                 c.show.json(
@@ -437,14 +453,14 @@ async fn handle_line(
                     invalid: 0,
                 });
             }
-            "game.your_turn" => {
+            Ok(Event::YourTurn) => {
                 if c.current.as_ref().map(|m| Some(&m.id)) == Some(match_id.as_ref()) && thinking.is_none() {
                     if let Some(view) = c.view() {
                         *thinking = Some(Box::pin(actor.send(YourTurn(view))));
                     }
                 }
             }
-            "game.action" => {
+            Ok(Event::Action) => {
                 let Some(m) = c.current.as_mut().filter(|m| Some(&m.id) == match_id.as_ref()) else {
                     return Ok(false);
                 };
@@ -480,7 +496,7 @@ async fn handle_line(
                 };
                 c.show.render(&ev);
             }
-            "game.player_out" => {
+            Ok(Event::PlayerOut) => {
                 let Some(m) = c.current.as_mut().filter(|m| Some(&m.id) == match_id.as_ref()) else {
                     return Ok(false);
                 };
@@ -495,7 +511,7 @@ async fn handle_line(
                     c.show.render(&ev);
                 }
             }
-            "game.result" => {
+            Ok(Event::Result) => {
                 let Some(m) = c.current.take().filter(|m| Some(&m.id) == match_id.as_ref()) else {
                     return Ok(false);
                 };
@@ -539,7 +555,7 @@ async fn handle_line(
                 }
                 c.subscribe().await?;
             }
-            _ => tracing::debug!("{}: unknown event {event}", c.name),
+            Err(event) => tracing::debug!("{}: unknown event {event}", c.name),
         },
     }
     Ok(false)
@@ -598,4 +614,44 @@ pub fn join(cfg: JoinConfig) -> Result<(), ModeError> {
         },
         || "Interrupted.".into(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn match_seeds_follow_the_scenario_seed() {
+        let player = |scenario: u64, index: u64| seed::derive(scenario, 0, index);
+        let base = game_seed(player(7, 0), 1, 0);
+        assert_eq!(base, game_seed(player(7, 0), 1, 0), "the same seed, the same game");
+        let others = [
+            ("another scenario seed", game_seed(player(8, 0), 1, 0)),
+            ("another player", game_seed(player(7, 1), 1, 0)),
+            ("another match", game_seed(player(7, 0), 2, 0)),
+            ("another seat", game_seed(player(7, 0), 1, 1)),
+        ];
+        for (what, seed) in others {
+            assert_ne!(seed, base, "{what}");
+        }
+    }
+
+    #[test]
+    fn the_match_board_takes_its_win_length_from_the_game() {
+        for game in GameKind::ALL {
+            for n in game.min_players()..=game.max_players() {
+                let rules = game.board(n);
+                let got = match_board(game, n, rules.cols as u64, rules.rows as u64).unwrap();
+                assert_eq!(got, rules, "{} with {n} players", game.as_str());
+            }
+        }
+        // The size is the server's word; the win length still the game's.
+        let got = match_board(GameKind::Connect4Classic, 2, 9, 7).unwrap();
+        assert_eq!((got.cols, got.rows), (9, 7));
+        assert_eq!(got.win_length, GameKind::Connect4Classic.board(2).win_length);
+        assert!(
+            match_board(GameKind::Connect4, 3, 0, 6).is_err(),
+            "a board it cannot play on"
+        );
+    }
 }

@@ -15,82 +15,123 @@ pub const MAX_BAD_LINES: u32 = 20;
 /// The id put in `RES - ERR BAD_REQUEST` when no request id could be read.
 pub const NO_ID: &str = "-";
 
-/// Every error code of the protocol, spelled as on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    BadRequest,
-    HelloRequired,
-    UnsupportedVersion,
-    LoginRequired,
-    NameTaken,
-    BadToken,
-    UnknownMethod,
-    UnknownGame,
-    LobbyFull,
-    NotInLobby,
-    NotInMatch,
-    NotYourTurn,
-    InvalidMove,
-    UnknownAction,
-}
-
-impl ErrorCode {
-    pub const ALL: [ErrorCode; 14] = [
-        ErrorCode::BadRequest,
-        ErrorCode::HelloRequired,
-        ErrorCode::UnsupportedVersion,
-        ErrorCode::LoginRequired,
-        ErrorCode::NameTaken,
-        ErrorCode::BadToken,
-        ErrorCode::UnknownMethod,
-        ErrorCode::UnknownGame,
-        ErrorCode::LobbyFull,
-        ErrorCode::NotInLobby,
-        ErrorCode::NotInMatch,
-        ErrorCode::NotYourTurn,
-        ErrorCode::InvalidMove,
-        ErrorCode::UnknownAction,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::BadRequest => "BAD_REQUEST",
-            ErrorCode::HelloRequired => "HELLO_REQUIRED",
-            ErrorCode::UnsupportedVersion => "UNSUPPORTED_VERSION",
-            ErrorCode::LoginRequired => "LOGIN_REQUIRED",
-            ErrorCode::NameTaken => "NAME_TAKEN",
-            ErrorCode::BadToken => "BAD_TOKEN",
-            ErrorCode::UnknownMethod => "UNKNOWN_METHOD",
-            ErrorCode::UnknownGame => "UNKNOWN_GAME",
-            ErrorCode::LobbyFull => "LOBBY_FULL",
-            ErrorCode::NotInLobby => "NOT_IN_LOBBY",
-            ErrorCode::NotInMatch => "NOT_IN_MATCH",
-            ErrorCode::NotYourTurn => "NOT_YOUR_TURN",
-            ErrorCode::InvalidMove => "INVALID_MOVE",
-            ErrorCode::UnknownAction => "UNKNOWN_ACTION",
+/// Defines a protocol enum whose variants are spelled on the wire as
+/// given, with `ALL` (in that order), `as_str`, `parse` and `Display`, so
+/// each name is written once and the two directions cannot disagree.
+macro_rules! wire_names {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident => $wire:literal,)+ }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($variant,)+
         }
-    }
 
-    pub fn parse(s: &str) -> Option<ErrorCode> {
-        ErrorCode::ALL.into_iter().find(|c| c.as_str() == s)
+        impl $name {
+            pub const ALL: [$name; [$($wire),+].len()] = [$($name::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $wire,)+
+                }
+            }
+
+            pub fn parse(s: &str) -> Option<$name> {
+                $name::ALL.into_iter().find(|v| v.as_str() == s)
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+wire_names! {
+    /// Every error code of the protocol.
+    ErrorCode {
+        BadRequest => "BAD_REQUEST",
+        HelloRequired => "HELLO_REQUIRED",
+        UnsupportedVersion => "UNSUPPORTED_VERSION",
+        LoginRequired => "LOGIN_REQUIRED",
+        NameTaken => "NAME_TAKEN",
+        BadToken => "BAD_TOKEN",
+        UnknownMethod => "UNKNOWN_METHOD",
+        UnknownGame => "UNKNOWN_GAME",
+        LobbyFull => "LOBBY_FULL",
+        NotInLobby => "NOT_IN_LOBBY",
+        NotInMatch => "NOT_IN_MATCH",
+        NotYourTurn => "NOT_YOUR_TURN",
+        InvalidMove => "INVALID_MOVE",
+        UnknownAction => "UNKNOWN_ACTION",
     }
 }
 
-impl std::fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+wire_names! {
+    /// Every method of the protocol, so the server dispatches on a type and
+    /// the client cannot misspell what it sends. `ALL` is in the order the
+    /// server lists them in `UNKNOWN_METHOD` messages.
+    Method {
+        Hello => "session.hello",
+        Login => "session.login",
+        Resume => "session.resume",
+        Subscribe => "lobby.subscribe",
+        Ready => "lobby.ready",
+        LobbyLeave => "lobby.leave",
+        Action => "game.action",
+        GameLeave => "game.leave",
     }
 }
 
-/// A well-formed client request. Whether its method exists, and whether
-/// its parameters hold the right fields, is the server's business.
+impl Method {
+    /// `game.*` requests name their match (`REQ <id> <m> <method>`); the
+    /// others must not.
+    pub fn in_match(self) -> bool {
+        matches!(self, Method::Action | Method::GameLeave)
+    }
+
+    /// `lobby.*` and `game.*` act for a player, so they need a login.
+    pub fn needs_login(self) -> bool {
+        !matches!(self, Method::Hello | Method::Login | Method::Resume)
+    }
+}
+
+wire_names! {
+    /// Every event the server sends.
+    Event {
+        LobbyUpdate => "lobby.update",
+        LobbyCountdown => "lobby.countdown",
+        MatchStarted => "game.match_started",
+        YourTurn => "game.your_turn",
+        Action => "game.action",
+        PlayerOut => "game.player_out",
+        Result => "game.result",
+    }
+}
+
+/// A well-formed client request. Whether its parameters hold the right
+/// fields is the server's business.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Request {
     pub id: String,
     /// The `<m>` of `REQ <id> <m> <method>`, for requests inside a match.
     pub match_id: Option<String>,
-    pub method: String,
+    /// A method of the protocol, or the name sent when it is none: that is
+    /// still a request (`UNKNOWN_METHOD`, and only after `HELLO_REQUIRED`),
+    /// not a framing error.
+    pub method: Result<Method, String>,
     pub params: Option<Map<String, Value>>,
+}
+
+impl Request {
+    /// The method as it was sent.
+    pub fn method_name(&self) -> &str {
+        match &self.method {
+            Ok(m) => m.as_str(),
+            Err(name) => name,
+        }
+    }
 }
 
 /// A line that is not a request: answered `RES <id> ERR BAD_REQUEST` with
@@ -184,10 +225,11 @@ pub fn parse_request(line: &[u8]) -> Result<Request, BadLine> {
     }
     let params = params(json).map_err(|why| bad(id_ok, &why))?;
     let text = |b: &[u8]| String::from_utf8(b.to_vec()).expect("checked to be ASCII");
+    let method = text(method);
     Ok(Request {
         id: text(id),
         match_id: match_id.map(text),
-        method: text(method),
+        method: Method::parse(&method).ok_or(method),
         params,
     })
 }
@@ -237,7 +279,63 @@ pub fn req_line(id: &str, match_id: Option<&str>, method: &str, params: Option<&
     }
 }
 
-/// A line from the server, as a client reads it.
+/// What the server sends, typed: the hub's state produces these and
+/// [`ServerMsg::line`] is their one spelling on the wire.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ServerMsg {
+    Ok {
+        id: String,
+        body: Option<Value>,
+    },
+    Err {
+        /// `None` answers a line whose id could not be read (`RES -`).
+        id: Option<String>,
+        code: ErrorCode,
+        message: String,
+    },
+    Event {
+        match_id: Option<String>,
+        event: Event,
+        body: Option<Value>,
+    },
+}
+
+impl ServerMsg {
+    pub fn ok(id: &str, body: Option<Value>) -> Self {
+        ServerMsg::Ok {
+            id: id.to_string(),
+            body,
+        }
+    }
+
+    pub fn err(id: &str, code: ErrorCode, message: impl Into<String>) -> Self {
+        ServerMsg::Err {
+            id: Some(id.to_string()),
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn event(match_id: Option<&str>, event: Event, body: Option<Value>) -> Self {
+        ServerMsg::Event {
+            match_id: match_id.map(str::to_string),
+            event,
+            body,
+        }
+    }
+
+    /// The line, `\n` included.
+    pub fn line(&self) -> String {
+        match self {
+            ServerMsg::Ok { id, body } => ok_line(id, body.as_ref()),
+            ServerMsg::Err { id, code, message } => err_line(id.as_deref(), *code, message),
+            ServerMsg::Event { match_id, event, body } => evt_line(match_id.as_deref(), event.as_str(), body.as_ref()),
+        }
+    }
+}
+
+/// A line from the server, as a client reads it. Codes and events a newer
+/// server may add are kept as sent (`Err`), not refused.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ServerLine {
     Ok {
@@ -246,15 +344,22 @@ pub enum ServerLine {
     },
     Err {
         id: String,
-        /// The code as sent (unknown codes are kept, not refused).
-        code: String,
+        code: Result<ErrorCode, String>,
         message: Option<String>,
     },
     Event {
         match_id: Option<String>,
-        event: String,
+        event: Result<Event, String>,
         body: Option<Map<String, Value>>,
     },
+}
+
+/// A code or an event name as sent, whether this build knows it or not.
+pub fn as_sent<T: std::fmt::Display>(v: &Result<T, String>) -> String {
+    match v {
+        Ok(known) => known.to_string(),
+        Err(raw) => raw.clone(),
+    }
 }
 
 /// Parses a server line (without its `\n`). Clients must not trust a
@@ -287,9 +392,10 @@ pub fn parse_server_line(line: &str) -> Result<ServerLine, String> {
                         .and_then(|m| m.get("message"))
                         .and_then(Value::as_str)
                         .map(str::to_string);
+                    let code = text(code);
                     Ok(ServerLine::Err {
                         id: text(id),
-                        code: text(code),
+                        code: ErrorCode::parse(&code).ok_or(code),
                         message,
                     })
                 }
@@ -307,9 +413,10 @@ pub fn parse_server_line(line: &str) -> Result<ServerLine, String> {
                 let (event, json) = token(rest);
                 (Some(first), event, json)
             };
+            let event = text(event);
             Ok(ServerLine::Event {
                 match_id: match_id.map(text),
-                event: text(event),
+                event: Event::parse(&event).ok_or(event),
                 body: params(json)?,
             })
         }
@@ -339,17 +446,17 @@ mod tests {
         let r = req(r#"REQ a1 session.hello {"version": 1}"#);
         assert_eq!(r.id, "a1");
         assert_eq!(r.match_id, None);
-        assert_eq!(r.method, "session.hello");
+        assert_eq!(r.method, Ok(Method::Hello));
         assert_eq!(r.params.unwrap()["version"], json!(1));
         let r = req("REQ 4 lobby.ready");
-        assert_eq!((r.method.as_str(), r.params), ("lobby.ready", None));
+        assert_eq!((r.method, r.params), (Ok(Method::Ready), None));
         let r = req(r#"REQ 5 m12 game.action {"type": "move", "move": 3}"#);
         assert_eq!(r.match_id.as_deref(), Some("m12"));
-        assert_eq!(r.method, "game.action");
+        assert_eq!(r.method, Ok(Method::Action));
         assert_eq!(r.params.unwrap()["move"], json!(3));
         // \r\n endings and extra spaces are accepted.
         let r = req("REQ 6  m1   game.leave  \r");
-        assert_eq!((r.match_id.as_deref(), r.method.as_str()), (Some("m1"), "game.leave"));
+        assert_eq!((r.match_id.as_deref(), r.method), (Some("m1"), Ok(Method::GameLeave)));
     }
 
     #[test]
@@ -357,11 +464,13 @@ mod tests {
         // `REQ 1 foo` is a request for the unknown method `foo`, answered
         // UNKNOWN_METHOD by the server, not a framing error.
         let r = req("REQ 1 foo");
-        assert_eq!((r.match_id, r.method.as_str()), (None, "foo"));
+        assert_eq!((r.match_id, r.method), (None, Err("foo".into())));
         let r = req(r#"REQ 1 foo {"a": 1}"#);
-        assert_eq!((r.match_id, r.method.as_str()), (None, "foo"));
+        assert_eq!((r.match_id.as_deref(), r.method_name()), (None, "foo"));
         let r = req("REQ 1 m1 bar");
-        assert_eq!((r.match_id.as_deref(), r.method.as_str()), (Some("m1"), "bar"));
+        assert_eq!((r.match_id.as_deref(), r.method_name()), (Some("m1"), "bar"));
+        let r = req("REQ 1 session.bye");
+        assert_eq!(r.method, Err("session.bye".into()), "a dotted name that is no method");
     }
 
     #[test]
@@ -406,7 +515,7 @@ mod tests {
         assert_eq!(l.matches('\n').count(), 1, "a message never breaks the line");
         match parse_server_line(l.trim_end()).unwrap() {
             ServerLine::Err { id, code, message } => {
-                assert_eq!((id.as_str(), code.as_str()), ("-", "BAD_REQUEST"));
+                assert_eq!((id.as_str(), code), ("-", Ok(ErrorCode::BadRequest)));
                 assert_eq!(message.as_deref(), Some("line\nbreak"));
             }
             other => panic!("{other:?}"),
@@ -417,16 +526,24 @@ mod tests {
             parse_server_line(l.trim_end()).unwrap(),
             ServerLine::Event {
                 match_id: Some("m1".into()),
-                event: "game.your_turn".into(),
+                event: Ok(Event::YourTurn),
                 body: None
             }
         );
         let l = evt_line(None, "lobby.countdown", Some(&json!({"seconds": null})));
         match parse_server_line(l.trim_end()).unwrap() {
             ServerLine::Event { match_id, event, body } => {
-                assert_eq!((match_id, event.as_str()), (None, "lobby.countdown"));
+                assert_eq!((match_id, event), (None, Ok(Event::LobbyCountdown)));
                 assert_eq!(body.unwrap()["seconds"], Value::Null);
             }
+            other => panic!("{other:?}"),
+        }
+        match parse_server_line("RES 1 ERR FUTURE_CODE").unwrap() {
+            ServerLine::Err { code, .. } => assert_eq!(code, Err("FUTURE_CODE".into()), "kept, not refused"),
+            other => panic!("{other:?}"),
+        }
+        match parse_server_line("EVT lobby.chat {}").unwrap() {
+            ServerLine::Event { event, .. } => assert_eq!(as_sent(&event), "lobby.chat"),
             other => panic!("{other:?}"),
         }
         assert!(parse_server_line("RES 1 MAYBE").is_err());
@@ -434,11 +551,38 @@ mod tests {
     }
 
     #[test]
-    fn every_code_round_trips() {
+    fn every_code_method_and_event_round_trips() {
         for c in ErrorCode::ALL {
             assert_eq!(ErrorCode::parse(c.as_str()), Some(c));
         }
         assert_eq!(ErrorCode::parse("NOPE"), None);
+        for m in Method::ALL {
+            assert_eq!(Method::parse(m.as_str()), Some(m));
+            assert_eq!(m.in_match(), m.as_str().starts_with("game."));
+            assert_eq!(m.needs_login(), !m.as_str().starts_with("session."));
+        }
+        assert_eq!(Method::parse("game.resign"), None);
+        for e in Event::ALL {
+            assert_eq!(Event::parse(e.as_str()), Some(e));
+        }
+        assert_eq!(Event::parse("game.over"), None);
+    }
+
+    #[test]
+    fn typed_server_messages_are_the_spec_lines() {
+        assert_eq!(ServerMsg::ok("1", None).line(), "RES 1 OK\n");
+        assert_eq!(
+            ServerMsg::err("2", ErrorCode::LobbyFull, "full").line(),
+            "RES 2 ERR LOBBY_FULL {\"message\":\"full\"}\n"
+        );
+        assert_eq!(
+            ServerMsg::event(Some("m3"), Event::YourTurn, None).line(),
+            "EVT m3 game.your_turn\n"
+        );
+        assert_eq!(
+            ServerMsg::event(None, Event::LobbyCountdown, Some(json!({"seconds": null}))).line(),
+            "EVT lobby.countdown {\"seconds\":null}\n"
+        );
     }
 
     fn arb_id() -> impl Strategy<Value = String> {
@@ -515,9 +659,9 @@ mod tests {
             let line = req_line(&id, m.as_deref(), &method, body.as_ref());
             prop_assert_eq!(line.matches('\n').count(), 1);
             let r = parse_request(line.trim_end_matches('\n').as_bytes()).unwrap();
+            prop_assert_eq!(r.method_name(), method);
             prop_assert_eq!(r.id, id);
             prop_assert_eq!(r.match_id, m);
-            prop_assert_eq!(r.method, method);
             prop_assert_eq!(r.params.map(Value::Object), body);
         }
 
@@ -534,12 +678,12 @@ mod tests {
             let parsed = parse_server_line(l.trim_end_matches('\n')).unwrap();
             prop_assert_eq!(parsed, ServerLine::Event {
                 match_id: m,
-                event,
+                event: Event::parse(&event).ok_or(event),
                 body: body.map(|b| match b { Value::Object(o) => o, _ => unreachable!() }),
             });
             let l = err_line(Some(&id), ErrorCode::NotYourTurn, &msg);
             let parsed = parse_server_line(l.trim_end_matches('\n')).unwrap();
-            prop_assert_eq!(parsed, ServerLine::Err { id, code: "NOT_YOUR_TURN".into(), message: Some(msg) });
+            prop_assert_eq!(parsed, ServerLine::Err { id, code: Ok(ErrorCode::NotYourTurn), message: Some(msg) });
         }
 
         #[test]

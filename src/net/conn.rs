@@ -1,14 +1,13 @@
 //! One TCP connection of the lobby server: a reader task that frames and
 //! parses lines and hands requests to the hub one at a time, and a writer
 //! task that drains the connection's bounded outbox. The hub owns the
-//! connection's life: dropping its [`Conn`](super::server) entry (and so the
-//! kill switch) ends both tasks, even a writer stuck on a peer that stopped
-//! reading.
+//! connection's life: dropping its end of the connection (and so the kill
+//! switch) ends both tasks, even a writer stuck on a peer that stopped
+//! reading. The tasks know the hub only as [`ConnHub`] recipients.
 
 use super::codec::{self, ErrorCode, MAX_BAD_LINES};
 use super::lines::{Line, LineReader};
-use super::server::{Closed, Hub, Inbound, Open};
-use actix::prelude::*;
+use super::msgs::{Closed, ConnHub, Inbound, Open};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -24,8 +23,6 @@ pub const OUTBOX: usize = 1024;
 
 /// How long queued lines may take to go out once a connection is closed.
 const LAST_WORDS: Duration = Duration::from_millis(200);
-
-pub type Outbox = mpsc::Sender<Arc<str>>;
 
 /// Connection limits the tasks enforce themselves.
 #[derive(Clone, Copy, Debug)]
@@ -96,13 +93,14 @@ pub fn keepalive(stream: &TcpStream) {
 pub fn keepalive(_stream: &TcpStream) {}
 
 /// Serves one accepted connection until it closes or the hub drops it.
-pub async fn run(stream: TcpStream, peer: SocketAddr, hub: Addr<Hub>, limits: Limits) {
+pub async fn run(stream: TcpStream, peer: SocketAddr, hub: ConnHub, limits: Limits) {
     let _ = stream.set_nodelay(true);
     keepalive(&stream);
     let (rd, wr) = stream.into_split();
     let (tx, rx) = mpsc::channel::<Arc<str>>(OUTBOX);
     let (kill_tx, kill_rx) = watch::channel(());
     let id = match hub
+        .open
         .send(Open {
             ip: peer.ip(),
             outbox: tx.clone(),
@@ -117,7 +115,7 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, hub: Addr<Hub>, limits: Li
     };
     actix::spawn(writer(wr, rx, kill_rx.clone()));
     reader(rd, id, tx, hub.clone(), kill_rx, limits).await;
-    hub.do_send(Closed { conn: id });
+    hub.closed.do_send(Closed { conn: id });
 }
 
 async fn writer(wr: OwnedWriteHalf, mut rx: mpsc::Receiver<Arc<str>>, mut kill: watch::Receiver<()>) {
@@ -159,7 +157,7 @@ async fn reader(
     rd: OwnedReadHalf,
     conn: u64,
     tx: mpsc::Sender<Arc<str>>,
-    hub: Addr<Hub>,
+    hub: ConnHub,
     mut kill: watch::Receiver<()>,
     limits: Limits,
 ) {
@@ -201,7 +199,7 @@ async fn reader(
                     }
                     true
                 }
-                Ok(req) => match hub.send(Inbound { conn, req }).await {
+                Ok(req) => match hub.inbound.send(Inbound { conn, req }).await {
                     Ok(Some(bad)) => bad,
                     // The hub dropped this connection meanwhile.
                     Ok(None) | Err(_) => break,

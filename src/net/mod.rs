@@ -4,9 +4,12 @@
 //! - [`codec`]: the protocol's lines as pure functions (property-tested).
 //! - [`lines`]: bounded line reading from sockets.
 //! - [`lobby`]: one lobby's state and countdown rules, pure.
-//! - [`server`]: the hub actor that owns sessions, lobbies and matches and
+//! - [`hub_state`]: every session, lobby and match of a server and the
+//!   protocol's rules about them, pure: calls in, effects out.
+//! - [`server`]: the hub actor that carries the state's effects out and
 //!   seats remote players at the one referee; [`seat`] and [`conn`] are its
-//!   per-seat and per-connection halves.
+//!   per-seat and per-connection halves, which reach it through the
+//!   [`msgs`] recipients only.
 //! - [`client`]: `mode: join`, any player kind playing on a server.
 //! - [`bench`]: the lobby load test (`c4sim bench lobby`).
 
@@ -15,8 +18,10 @@ pub mod cli;
 pub mod client;
 pub mod codec;
 pub mod conn;
+pub mod hub_state;
 pub mod lines;
 pub mod lobby;
+pub mod msgs;
 pub mod seat;
 pub mod server;
 

@@ -4,12 +4,12 @@
 //! seat, because `Abandon` and `GameEnded` do not say whose they are. The
 //! hub then turns them into protocol lines on that player's connection.
 
-use super::server::{Hub, SeatAbandon, SeatAsk, SeatEnded};
+use super::msgs::{SeatAbandon, SeatAsk, SeatEnded, SeatHub};
 use crate::actors::messages::{Abandon, GameEnded, NewGame, Reply, Shutdown, YourTurn};
 use actix::prelude::*;
 
 pub struct NetSeat {
-    pub hub: Addr<Hub>,
+    pub hub: SeatHub,
     pub match_id: String,
     pub seat: usize,
 }
@@ -21,7 +21,7 @@ impl Actor for NetSeat {
 impl Handler<YourTurn> for NetSeat {
     type Result = ResponseFuture<Reply>;
     fn handle(&mut self, msg: YourTurn, _: &mut Context<Self>) -> Self::Result {
-        let ask = self.hub.send(SeatAsk {
+        let ask = self.hub.ask.send(SeatAsk {
             match_id: self.match_id.clone(),
             seat: self.seat,
             view: msg.0,
@@ -33,7 +33,7 @@ impl Handler<YourTurn> for NetSeat {
 impl Handler<Abandon> for NetSeat {
     type Result = ();
     fn handle(&mut self, _: Abandon, _: &mut Context<Self>) {
-        self.hub.do_send(SeatAbandon {
+        self.hub.abandon.do_send(SeatAbandon {
             match_id: self.match_id.clone(),
             seat: self.seat,
         });
@@ -48,7 +48,7 @@ impl Handler<NewGame> for NetSeat {
 impl Handler<GameEnded> for NetSeat {
     type Result = ();
     fn handle(&mut self, msg: GameEnded, _: &mut Context<Self>) {
-        self.hub.do_send(SeatEnded {
+        self.hub.ended.do_send(SeatEnded {
             match_id: self.match_id.clone(),
             seat: self.seat,
             result: msg.result,

@@ -4,7 +4,7 @@
 //! tests check the lines themselves, not c4sim's own client).
 #![allow(dead_code)]
 
-use c4sim::net::codec::{parse_server_line, ServerLine};
+use c4sim::net::codec::{as_sent, parse_server_line, ServerLine};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -271,11 +271,12 @@ impl Client {
                 }
                 ServerLine::Err {
                     id: got, code, message, ..
-                } if got == id => return Err((code, message.unwrap_or_default())),
-                ServerLine::Event { match_id, event, body } => {
-                    self.backlog
-                        .push_back((match_id, event, body.map(Value::Object).unwrap_or(Value::Null)))
-                }
+                } if got == id => return Err((as_sent(&code), message.unwrap_or_default())),
+                ServerLine::Event { match_id, event, body } => self.backlog.push_back((
+                    match_id,
+                    as_sent(&event),
+                    body.map(Value::Object).unwrap_or(Value::Null),
+                )),
                 other => panic!("{}: unexpected answer {other:?} while waiting for {id}", self.name),
             }
         }
@@ -288,9 +289,11 @@ impl Client {
         }
         let l = self.line();
         match parse_server_line(&l).unwrap_or_else(|e| panic!("bad server line {l}: {e}")) {
-            ServerLine::Event { match_id, event, body } => {
-                (match_id, event, body.map(Value::Object).unwrap_or(Value::Null))
-            }
+            ServerLine::Event { match_id, event, body } => (
+                match_id,
+                as_sent(&event),
+                body.map(Value::Object).unwrap_or(Value::Null),
+            ),
             other => panic!("{}: expected an event, got {other:?}", self.name),
         }
     }
