@@ -440,7 +440,7 @@ mod tests {
             "mode: tournament\ntournament:\n  sprt: {{elo0: 0, elo1: 5, alfa: 0.1}}\n{two}"
         ))
         .unwrap_err();
-        assert!(e.message.contains("did you mean `alpha`"), "{e}");
+        assert!(e.message.contains("allowed: elo0, elo1, alpha"), "{e}");
         let e = parse(
             "mode: tournament\ntournament: {sprt: {elo0: 0, elo1: 5}}\nplayers: [{kind: random}, {kind: random}, {kind: leftmost}]\n",
         )
