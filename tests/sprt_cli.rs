@@ -62,7 +62,12 @@ fn sprt_stronger_side_stops_with_h1_before_its_cap() {
     assert!(s["llr"].as_f64().unwrap() >= s["upper"].as_f64().unwrap());
     assert_eq!((s["elo0"].as_f64(), s["elo1"].as_f64()), (Some(0.0), Some(50.0)));
     let games = r["finished_games"].as_u64().unwrap();
-    let pentanomial: u64 = s["pentanomial"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).sum();
+    let pentanomial: u64 = s["pentanomial"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .sum();
     assert_eq!(2 * pentanomial, games, "{s}");
     assert!(games < 400, "stopped at the cap: {games}");
     assert_eq!(r["total_games"], 400);
@@ -151,9 +156,19 @@ fn two_shards_merged_give_the_unsharded_report() {
     }
     let (code, out, err) = c4(&["report", file]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("## Standings") && out.contains("Merged 18 of 18 games"), "{out}");
+    assert!(
+        out.contains("## Standings") && out.contains("Merged 18 of 18 games"),
+        "{out}"
+    );
     let (a, b) = (report_json(whole.path()), report_json(split.path()));
-    for key in ["standings", "crosstable", "finished_games", "total_games", "reasons", "first_mover"] {
+    for key in [
+        "standings",
+        "crosstable",
+        "finished_games",
+        "total_games",
+        "reasons",
+        "first_mover",
+    ] {
         assert_eq!(a[key], b[key], "{key}");
     }
     assert_eq!(b["finished_games"], 18);
@@ -225,7 +240,12 @@ fn deploy_manifests_agree_on_the_shard_count() {
     let merge: serde_yaml::Value =
         serde_yaml::from_str(&std::fs::read_to_string(root.join("k8s/merge-job.yaml")).unwrap()).unwrap();
     let mc = &merge["spec"]["template"]["spec"]["containers"][0];
-    let mcmd: Vec<&str> = mc["command"].as_sequence().unwrap().iter().filter_map(|w| w.as_str()).collect();
+    let mcmd: Vec<&str> = mc["command"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
     assert_eq!(mcmd, ["c4sim", "report", env("SCENARIO").as_str()]);
     assert_eq!(mc["workingDir"], c["workingDir"]);
     assert_eq!(

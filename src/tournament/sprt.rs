@@ -331,24 +331,21 @@ impl Summary {
 
     /// What the verdict means, in words.
     pub fn verdict_text(&self) -> String {
+        let (c, b, m) = (&self.candidate, &self.baseline, self.model);
+        let (e0, e1) = (self.elo0, self.elo1);
         match self.result {
             Some(Verdict::H1) => format!(
-                "H1 accepted after {} games: {} is stronger than {} by at least {} ({} Elo).",
-                self.games(),
-                self.candidate,
-                self.baseline,
-                self.elo1,
-                self.model
+                "H1 accepted after {} games: the games favour {c} being at least {e1} {m} Elo stronger than {b} over at most {e0}.",
+                self.games()
             ),
             Some(Verdict::H0) => format!(
-                "H0 accepted after {} games: {} is not stronger than {} by more than {} ({} Elo).",
-                self.games(),
-                self.candidate,
-                self.baseline,
-                self.elo0,
-                self.model
+                "H0 accepted after {} games: the games favour {c} being at most {e0} {m} Elo stronger than {b} over at least {e1}.",
+                self.games()
             ),
-            None => format!("No decision after {} games (LLR between the bounds).", self.games()),
+            None => format!(
+                "No decision after {} games: the LLR is between the bounds.",
+                self.games()
+            ),
         }
     }
 
@@ -471,10 +468,12 @@ impl Sequential {
             let s = &mut self.summary;
             s.pentanomial[((sa + sb) * 2.0).round() as usize] += 1;
             for x in [sa, sb] {
-                match x {
-                    x if x == 1.0 => s.wins += 1,
-                    x if x == 0.0 => s.losses += 1,
-                    _ => s.draws += 1,
+                if x == 1.0 {
+                    s.wins += 1;
+                } else if x == 0.0 {
+                    s.losses += 1;
+                } else {
+                    s.draws += 1;
                 }
             }
             s.pairs = j;
