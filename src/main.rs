@@ -30,6 +30,17 @@ enum Command {
         /// Tournaments: start over instead of resuming from the report directory.
         #[arg(long)]
         fresh: bool,
+        /// Tournaments: play only shard K of N (games numbered g ≡ K mod N), recorded in the
+        /// shard's own file; merge with `c4sim report FILE`.
+        #[arg(long, value_name = "K/N", value_parser = c4sim::tournament::shard::Shard::parse)]
+        shard: Option<c4sim::tournament::shard::Shard>,
+    },
+    /// Write a tournament's report from every game recorded in its report directory (all shards).
+    Report {
+        file: PathBuf,
+        /// A `summary` JSON object on standard output instead of the markdown report.
+        #[arg(long)]
+        json: bool,
     },
     /// Check a scenario file without running it.
     Validate {
@@ -167,7 +178,23 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logs(cli.verbose);
     let code = match cli.command {
-        Command::Run { file, json, fresh } => run(&file, json, fresh),
+        Command::Run {
+            file,
+            json,
+            fresh,
+            shard,
+        } => run(&file, json, fresh, shard),
+        Command::Report { file, json } => match scenario::load(&file) {
+            Ok(sc) if sc.mode == Mode::Tournament => exit_code(c4sim::tournament::shard::report_command(&sc, json)),
+            Ok(_) => {
+                eprintln!("{}: `c4sim report` takes a `mode: tournament` scenario", file.display());
+                2
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                2
+            }
+        },
         Command::Validate { file, resolved } => match scenario::load(&file) {
             Ok(sc) if resolved => {
                 print!("{}", scenario::resolved::to_yaml(&sc));
@@ -198,7 +225,7 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-fn run(file: &std::path::Path, json: bool, fresh: bool) -> u8 {
+fn run(file: &std::path::Path, json: bool, fresh: bool, shard: Option<c4sim::tournament::shard::Shard>) -> u8 {
     let sc = match scenario::load(file) {
         Ok(sc) => sc,
         Err(e) => {
@@ -206,9 +233,13 @@ fn run(file: &std::path::Path, json: bool, fresh: bool) -> u8 {
             return 2;
         }
     };
+    if shard.is_some() && sc.mode != Mode::Tournament {
+        eprintln!("{}: --shard splits a `mode: tournament` run only", file.display());
+        return 2;
+    }
     exit_code(match sc.mode {
+        Mode::Tournament => c4sim::tournament::run_tournament_with(&sc, json, fresh, shard),
         Mode::Match => run_match_mode(&sc, json),
-        Mode::Tournament => c4sim::tournament::run_tournament(&sc, json, fresh),
         Mode::Train => c4sim::train::run_train(&sc, json),
         Mode::Serve => c4sim::net::run_serve(&sc, json),
         Mode::Join => c4sim::net::run_join(&sc, json),

@@ -7,6 +7,7 @@
 //! | `tournament.openings` | `{plies: N}` or `{file: PATH}` | `{plies: 2}` |
 //! | `tournament.concurrency` | whole number ≥ 1 | the number of cores |
 //! | `tournament.anchor` | `{player: NAME, elo: NUMBER}` | none: ratings centred on the pool average |
+//! | `tournament.sprt` | `{elo0: N, elo1: N, alpha: 0.05, beta: 0.05, model: normalized \| logistic}` | none: play every game |
 //! | `report.dir` | path | `reports/<scenario file name>` |
 //! | `report.formats` | list of `markdown`, `json`, `csv`, `html` | all four |
 
@@ -51,7 +52,40 @@ pub struct TournamentSettings {
     pub concurrency: u32,
     /// A player whose rating is fixed, and the rating.
     pub anchor: Option<(String, f64)>,
+    /// A sequential test between the two players (`games_per_pair` is then the cap).
+    pub sprt: Option<SprtSettings>,
 }
+
+/// How `elo0` and `elo1` of an SPRT are measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SprtModel {
+    /// Normalized Elo (fishtest's and fastchess's default): independent of the draw rate.
+    Normalized,
+    /// Plain logistic Elo.
+    Logistic,
+}
+
+pub const SPRT_MODELS: [&str; 2] = ["normalized", "logistic"];
+
+impl SprtModel {
+    pub fn as_str(self) -> &'static str {
+        SPRT_MODELS[self as usize]
+    }
+}
+
+/// `tournament.sprt`: H0 "elo ≤ elo0" against H1 "elo ≥ elo1", the first
+/// player's Elo over the second's, with error rates alpha and beta.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SprtSettings {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub model: SprtModel,
+}
+
+/// The cap on games when `sprt` is given without `games_per_pair`.
+pub const SPRT_DEFAULT_CAP: u32 = 10000;
 
 impl Default for TournamentSettings {
     fn default() -> Self {
@@ -61,6 +95,7 @@ impl Default for TournamentSettings {
             openings: OpeningSuite::Plies(2),
             concurrency: std::thread::available_parallelism().map_or(2, |n| n.get() as u32),
             anchor: None,
+            sprt: None,
         }
     }
 }
@@ -108,7 +143,14 @@ impl ReportSettings {
     }
 }
 
-const TOURNAMENT_KEYS: [&str; 5] = ["schedule", "games_per_pair", "openings", "concurrency", "anchor"];
+const TOURNAMENT_KEYS: [&str; 6] = [
+    "schedule",
+    "games_per_pair",
+    "openings",
+    "concurrency",
+    "anchor",
+    "sprt",
+];
 const SCHEDULES: [&str; 3] = ["round-robin", "double-round-robin", "gauntlet"];
 
 pub(crate) fn parse_tournament(doc: Doc, v: &Node) -> Result<TournamentSettings, ScenarioError> {
@@ -163,7 +205,66 @@ pub(crate) fn parse_tournament(doc: Doc, v: &Node) -> Result<TournamentSettings,
         };
         t.anchor = Some((name, elo));
     }
+    if let Some((_, v)) = get(entries, "sprt") {
+        t.sprt = Some(parse_sprt(doc, v)?);
+        if get(entries, "games_per_pair").is_none() {
+            t.games_per_pair = SPRT_DEFAULT_CAP;
+        }
+    }
     Ok(t)
+}
+
+fn parse_sprt(doc: Doc, v: &Node) -> Result<SprtSettings, ScenarioError> {
+    let shape = "`{elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05, model: normalized}`";
+    let e = doc.mapping("sprt", v, shape)?;
+    doc.check_keys(e, &["elo0", "elo1", "alpha", "beta", "model"], " in `sprt`")?;
+    let number = |key: &str, default: Option<f64>| -> Result<(f64, Pos), ScenarioError> {
+        match get(e, key) {
+            None => default.map(|d| (d, v.pos())).ok_or_else(|| {
+                doc.err(
+                    v.pos(),
+                    format!("`sprt` needs `{key}`, like {shape}; allowed keys: elo0, elo1, alpha, beta, model"),
+                )
+            }),
+            Some((_, n)) => {
+                let text = doc.string(key, n)?;
+                text.parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .map(|x| (x, n.pos()))
+                    .ok_or_else(|| doc.err(n.pos(), format!("`{key}` must be a number, got `{text}`")))
+            }
+        }
+    };
+    let (elo0, _) = number("elo0", None)?;
+    let (elo1, p1) = number("elo1", None)?;
+    if elo1 <= elo0 {
+        return Err(doc.err(p1, format!("`elo1` must be greater than `elo0` ({elo0}), got {elo1}")));
+    }
+    let mut rates = [0.0; 2];
+    for (i, key) in ["alpha", "beta"].into_iter().enumerate() {
+        let (x, p) = number(key, Some(0.05))?;
+        if !(x > 0.0 && x < 0.5) {
+            return Err(doc.err(
+                p,
+                format!("`{key}` is an error rate: more than 0 and less than 0.5, got {x}"),
+            ));
+        }
+        rates[i] = x;
+    }
+    let model = match get(e, "model") {
+        None => SprtModel::Normalized,
+        Some((_, m)) => {
+            [SprtModel::Normalized, SprtModel::Logistic][doc.choice("model", "SPRT model", m, &SPRT_MODELS)?]
+        }
+    };
+    Ok(SprtSettings {
+        elo0,
+        elo1,
+        alpha: rates[0],
+        beta: rates[1],
+        model,
+    })
 }
 
 pub(crate) fn parse_report(doc: Doc, v: &Node) -> Result<ReportSettings, ScenarioError> {
@@ -220,6 +321,15 @@ pub(crate) fn check_players(
             format!(
                 "`{}` is a human player; tournaments run unattended: use mode: match to play",
                 p.name
+            ),
+        ));
+    }
+    if t.sprt.is_some() && players.len() != 2 {
+        return Err(doc.err(
+            players_pos,
+            format!(
+                "`tournament.sprt` tests one player against another: it needs exactly 2 players, got {}",
+                players.len()
             ),
         ));
     }
@@ -288,5 +398,54 @@ mod tests {
         assert!(e.message.contains("unattended"), "{e}");
         let e = parse("mode: tournament\ntournament: {openings: {plies: 1, file: x}}\n").unwrap_err();
         assert!(e.message.contains("exactly one"), "{e}");
+    }
+
+    #[test]
+    fn sprt_section() {
+        let two = "players: [{kind: random, name: A}, {kind: random, name: B}]\n";
+        let s = parse(&format!(
+            "mode: tournament\ntournament:\n  sprt: {{elo0: 0, elo1: 5, model: logistic}}\n{two}"
+        ))
+        .unwrap();
+        let t = s.tournament.unwrap();
+        assert_eq!(
+            t.sprt,
+            Some(SprtSettings {
+                elo0: 0.0,
+                elo1: 5.0,
+                alpha: 0.05,
+                beta: 0.05,
+                model: SprtModel::Logistic
+            })
+        );
+        assert_eq!(t.games_per_pair, SPRT_DEFAULT_CAP);
+        let e = parse(&format!(
+            "mode: tournament\ntournament:\n  sprt: {{elo0: 0, elo1: 5, model: bayes}}\n{two}"
+        ))
+        .unwrap_err();
+        assert_eq!((e.line, e.column), (3, 35), "{e}");
+        assert!(e.message.contains("allowed: normalized, logistic"), "{e}");
+        let e = parse(&format!(
+            "mode: tournament\ntournament:\n  sprt:\n    elo0: 5\n    elo1: 0\n{two}"
+        ))
+        .unwrap_err();
+        assert_eq!(e.line, 5, "{e}");
+        let e = parse(&format!(
+            "mode: tournament\ntournament:\n  sprt: {{elo0: 0, elo1: 5, alpha: 1}}\n{two}"
+        ))
+        .unwrap_err();
+        assert!(e.message.contains("error rate"), "{e}");
+        let e = parse(&format!("mode: tournament\ntournament:\n  sprt: {{elo1: 5}}\n{two}")).unwrap_err();
+        assert!(e.message.contains("needs `elo0`"), "{e}");
+        let e = parse(&format!(
+            "mode: tournament\ntournament:\n  sprt: {{elo0: 0, elo1: 5, alfa: 0.1}}\n{two}"
+        ))
+        .unwrap_err();
+        assert!(e.message.contains("allowed: elo0, elo1, alpha"), "{e}");
+        let e = parse(
+            "mode: tournament\ntournament: {sprt: {elo0: 0, elo1: 5}}\nplayers: [{kind: random}, {kind: random}, {kind: leftmost}]\n",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("exactly 2 players"), "{e}");
     }
 }

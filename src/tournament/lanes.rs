@@ -56,13 +56,15 @@ fn start_lane(rules: &Rules, inners: Vec<Inner>) -> Lane {
 
 /// Plays `games` with `concurrency` lanes; `players(lane)` builds one lane's
 /// players in player-index order. Each record goes to `on_done` as it
-/// finishes (completion order).
+/// finishes (completion order); `on_done` returning false stops the
+/// schedule (no lane starts another game; games in progress still finish
+/// and are handed over).
 pub async fn play_on_lanes(
     rules: Rules,
     games: Vec<Planned>,
     concurrency: usize,
     mut players: impl FnMut(usize) -> Result<Vec<Inner>, String>,
-    mut on_done: impl FnMut(GameRecord),
+    mut on_done: impl FnMut(GameRecord) -> bool,
 ) -> Result<(), String> {
     let lanes = concurrency.clamp(1, games.len().max(1));
     // Each lane pulls its next game itself, on its own thread: no thread
@@ -109,7 +111,11 @@ pub async fn play_on_lanes(
     let mut result = Ok(());
     while let Some(r) = rx.recv().await {
         match r {
-            Ok(rec) => on_done(rec),
+            Ok(rec) => {
+                if !on_done(rec) {
+                    queue.lock().unwrap_or_else(|e| e.into_inner()).clear();
+                }
+            }
             Err(e) => {
                 result = Err(e);
                 break;

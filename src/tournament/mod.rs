@@ -7,6 +7,8 @@ pub mod lanes;
 pub mod ratings;
 pub mod report;
 pub mod schedule;
+pub mod shard;
+pub mod sprt;
 pub mod store;
 
 use crate::actors::mode::{run_mode, ModeError};
@@ -30,6 +32,13 @@ pub fn game_seed(seed: u64, index: u64) -> u64 {
     seed::derive(seed, index, seed::TOURNAMENT_GAME)
 }
 
+/// The search threads of each lane's players when their spec leaves
+/// `threads` unset: the cores divided between the lanes (at least one), so
+/// lanes × threads does not oversubscribe the machine.
+pub fn lane_threads(cores: usize, lanes: usize) -> u32 {
+    (cores / lanes.max(1)).max(1) as u32
+}
+
 /// Plays `games` of the scenario's players with `concurrency` lanes and
 /// hands each record to `on_done` as it finishes (completion order).
 /// Results do not depend on the lanes: every game is seeded by its number
@@ -39,7 +48,24 @@ pub async fn play_all(
     games: Vec<Planned>,
     total: u64,
     concurrency: usize,
-    on_done: impl FnMut(GameRecord),
+    mut on_done: impl FnMut(GameRecord),
+) -> Result<(), String> {
+    play_all_until(sc, games, total, concurrency, |r| {
+        on_done(r);
+        true
+    })
+    .await
+}
+
+/// [`play_all`], where `on_done` returning false stops the schedule: no
+/// lane starts another game; games in progress finish and are handed to
+/// `on_done` as usual.
+pub async fn play_all_until(
+    sc: &Scenario,
+    games: Vec<Planned>,
+    total: u64,
+    concurrency: usize,
+    on_done: impl FnMut(GameRecord) -> bool,
 ) -> Result<(), String> {
     let out = Output {
         json: true,
@@ -54,11 +80,16 @@ pub async fn play_all(
         total,
         seed_of: std::sync::Arc::new(move |index| game_seed(seed, index)),
     };
+    let threads = lane_threads(crate::util::cores(), concurrency.clamp(1, games.len().max(1)));
     let players = |lane: usize| {
         sc.players
             .iter()
             .enumerate()
-            .map(|(i, spec)| build_inner(spec, seed::derive(sc.seed, lane as u64, i as u64), out, 2))
+            .map(|(i, spec)| {
+                let mut spec = spec.clone();
+                spec.threads = spec.threads.or(Some(threads)); // an explicit `threads` wins
+                build_inner(&spec, seed::derive(sc.seed, lane as u64, i as u64), out, 2)
+            })
             .collect()
     };
     lanes::play_on_lanes(rules, games, concurrency, players, on_done).await
@@ -66,7 +97,7 @@ pub async fn play_all(
 
 /// A stable digest of everything that decides the games (not concurrency),
 /// so a report directory is resumed only by the same tournament.
-fn fingerprint(sc: &Scenario, t: &TournamentSettings, openings: &[Vec<usize>]) -> String {
+pub(crate) fn fingerprint(sc: &Scenario, t: &TournamentSettings, openings: &[Vec<usize>]) -> String {
     let text = format!(
         "{:?}|{:?}|{:?}|{:?}|{:?}|{}|{:?}|{}",
         sc.board,
@@ -102,6 +133,16 @@ pub fn write_reports(dir: &Path, r: &report::Report, settings: &ReportSettings) 
 
 /// `mode: tournament`.
 pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> Result<(), ModeError> {
+    run_tournament_with(sc, json, fresh, None)
+}
+
+/// `mode: tournament`, all of it or one shard (`--shard K/N`, see `shard.rs`).
+pub fn run_tournament_with(
+    sc: &Scenario,
+    json: bool,
+    fresh: bool,
+    shard: Option<shard::Shard>,
+) -> Result<(), ModeError> {
     let t = sc.tournament.clone().unwrap_or_default();
     let rs = sc.report.clone().unwrap_or_default();
     let dir = rs.dir_for(&sc.path);
@@ -111,9 +152,22 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> Result<(), Mode
         crate::players::check_fits(spec, sc.board).map_err(usage)?;
     }
     let (pairs, per) = schedule::pairings(t.schedule, sc.players.len(), t.games_per_pair);
-    let plan = schedule::plan(&pairs, per, &openings);
+    let mut plan = schedule::plan(&pairs, per, &openings);
+    if let Some(s) = shard {
+        if t.sprt.is_some() {
+            return Err(usage(
+                "--shard cannot split an SPRT run: its stop depends on every game before it; run it on one machine"
+                    .into(),
+            ));
+        }
+        plan.retain(|p| s.plays(p.index));
+    }
     let total = plan.len() as u64;
-    let (mut store, done) = Store::open(&dir, &fingerprint(sc, &t, &openings), total, &sc.path, fresh)
+    let files = shard.map(|s| (s.games_file(), s.state_file()));
+    let files = files
+        .as_ref()
+        .map_or(("games.jsonl", "state.json"), |(g, s)| (g.as_str(), s.as_str()));
+    let (mut store, done) = Store::open_as(&dir, files, &fingerprint(sc, &t, &openings), total, &sc.path, fresh)
         .map_err(|e| ModeError::Usage(format!("error: {e}")))?;
     resolved::save(sc, &dir).map_err(|e| ModeError::Failed(format!("cannot write in {}: {e}", dir.display())))?;
     let names: Vec<String> = sc.players.iter().map(|p| p.name.clone()).collect();
@@ -122,7 +176,14 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> Result<(), Mode
         .as_ref()
         .and_then(|(n, e)| names.iter().position(|p| p == n).map(|i| (i, *e)));
     let finished: std::collections::HashSet<u64> = done.iter().map(|g| g.game).collect();
-    let todo: Vec<Planned> = plan.into_iter().filter(|p| !finished.contains(&p.index)).collect();
+    let mut todo: Vec<Planned> = plan.into_iter().filter(|p| !finished.contains(&p.index)).collect();
+    // SPRT: the test state is recomputed from the records (resume included).
+    let mut sprt = t.sprt.as_ref().map(|s| sprt::Sequential::new(s, &names));
+    if let Some(q) = sprt.as_mut() {
+        if done.iter().fold(false, |_, g| q.add(g)) {
+            todo.clear();
+        }
+    }
     if !done.is_empty() {
         eprintln!(
             "Resuming {}: {} of {total} games already played.",
@@ -136,14 +197,19 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> Result<(), Mode
     } else {
         let b = indicatif::ProgressBar::new(total);
         b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  ETA {eta}  leader: {msg}",
-            )
+            indicatif::ProgressStyle::with_template(if sprt.is_some() {
+                "{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  {msg}"
+            } else {
+                "{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  ETA {eta}  leader: {msg}"
+            })
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         b
     };
     bar.set_position(total - todo.len() as u64);
+    if let Some(q) = &sprt {
+        bar.set_message(q.summary().progress_line());
+    }
     let mut write_error: Option<String> = None;
     let outcome = run_mode(
         async {
@@ -155,20 +221,23 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> Result<(), Mode
                 }
                 let mut all = lines2.borrow_mut();
                 all.push(line.clone());
+                let decided = sprt.as_mut().is_some_and(|q| q.add(&line));
                 let leader = leader(&names, &all);
                 bar.inc(1);
-                bar.set_message(leader.clone());
+                bar.set_message(sprt.as_ref().map_or(leader.clone(), |q| q.summary().progress_line()));
                 if json {
                     let mut g = serde_json::to_value(&line).unwrap_or_default();
                     g["event"] = json!("game_over");
                     println!("{g}");
-                    println!(
-                        "{}",
-                        json!({"event": "progress", "done": all.len(), "total": total, "leader": leader})
-                    );
+                    let mut p = json!({"event": "progress", "done": all.len(), "total": total, "leader": leader});
+                    if let Some(q) = &sprt {
+                        p["sprt"] = q.summary().json();
+                    }
+                    println!("{p}");
                 }
+                !decided
             };
-            Ok(play_all(sc, todo, total, t.concurrency as usize, on_done).await?)
+            Ok(play_all_until(sc, todo, total, t.concurrency as usize, on_done).await?)
         },
         || {
             format!(
@@ -183,9 +252,31 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> Result<(), Mode
     if let Some(e) = write_error {
         return Err(ModeError::Failed(e));
     }
+    let saved = lines.borrow().len();
+    if let Some(s) = shard {
+        let file = dir.join(s.games_file());
+        if json {
+            println!(
+                "{}",
+                json!({"event": "summary", "shard": s.to_string(), "games": saved, "total": total, "records": file})
+            );
+        } else {
+            println!(
+                "Shard {s}: {saved} of its {total} games recorded in {}; when every shard is done, `c4sim report {}` writes the report.",
+                file.display(),
+                sc.path.display()
+            );
+        }
+        return Ok(());
+    }
     let mut all = lines.borrow().clone();
     all.sort_by_key(|g| g.game);
-    let rep = report::build(&sc.name, t.schedule.as_str(), &names, &all, total, anchor);
+    if let Some(q) = &sprt {
+        // Only the pairs up to the decision count (see sprt.rs).
+        all.retain(|g| q.counts_game(g.game));
+    }
+    let mut rep = report::build(&sc.name, t.schedule.as_str(), &names, &all, total, anchor);
+    rep.sprt = sprt.as_ref().map(|q| q.summary().clone());
     write_reports(&dir, &rep, &rs)
         .map_err(|e| ModeError::Failed(format!("cannot write the report in {}: {e}", dir.display())))?;
     if json {
@@ -194,7 +285,11 @@ pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> Result<(), Mode
             .iter()
             .map(|p| json!({"name": p.name, "wins": p.wins, "draws": p.draws, "losses": p.losses, "elo": p.elo, "elo_error": p.elo_error}))
             .collect();
-        println!("{}", json!({"event": "summary", "players": players, "report": dir}));
+        let mut summary = json!({"event": "summary", "players": players, "report": dir});
+        if let Some(s) = &rep.sprt {
+            summary["sprt"] = s.json();
+        }
+        println!("{summary}");
     } else {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{}\nReport written to {}", report::markdown(&rep), dir.display());
@@ -229,4 +324,16 @@ fn leader(names: &[String], games: &[GameLine]) -> String {
             }
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lanes_share_the_cores() {
+        use super::lane_threads;
+        assert_eq!(lane_threads(2, 2), 1);
+        assert_eq!(lane_threads(16, 4), 4);
+        assert_eq!(lane_threads(2, 8), 1);
+        assert_eq!(lane_threads(8, 0), 8);
+    }
 }

@@ -53,6 +53,8 @@ pub struct Report {
     pub first_mover_score: f64,
     /// The classic match summary when there are exactly two players.
     pub head_to_head: Option<HeadToHead>,
+    /// The sequential test, when the tournament runs one (set by the caller).
+    pub sprt: Option<super::sprt::Summary>,
 }
 
 const FAULTS: [EndReason; 3] = [EndReason::TooManyInvalid, EndReason::Timeout, EndReason::Forfeit];
@@ -173,6 +175,7 @@ pub fn build(
         first_mover_games: first.0,
         first_mover_score: if first.0 > 0 { first.1 / first.0 as f64 } else { 0.0 },
         head_to_head,
+        sprt: None,
     }
 }
 
@@ -214,6 +217,9 @@ pub fn markdown(r: &Report) -> String {
         "{} — {} of {} games played.\n",
         r.schedule, r.finished_games, r.total_games
     );
+    if let Some(t) = &r.sprt {
+        let _ = writeln!(s, "{}", t.markdown());
+    }
     let _ = writeln!(s, "## Standings\n");
     let _ = writeln!(
         s,
@@ -320,6 +326,7 @@ pub fn json_value(r: &Report) -> serde_json::Value {
         })).collect::<Vec<_>>(),
         "first_mover": {"games": r.first_mover_games, "score": r.first_mover_score},
         "head_to_head": r.head_to_head,
+        "sprt": r.sprt.as_ref().map(|t| t.json()),
     })
 }
 
@@ -381,6 +388,14 @@ pub fn html(r: &Report) -> String {
         r.finished_games,
         r.total_games
     );
+    if let Some(t) = &r.sprt {
+        let _ = writeln!(
+            s,
+            "<h2>SPRT</h2>\n<pre>{}</pre>\n<p>{}</p>",
+            esc(&t.lines().join("\n")),
+            esc(&t.verdict_text())
+        );
+    }
     let _ = writeln!(s, "<h2>Ratings</h2>\n{}", svg_chart(r));
     let _ = writeln!(s, "<h2>Standings</h2>\n<table><tr><th>rank</th><th>name</th><th>Elo</th><th>±</th><th>games</th><th>wins</th><th>draws</th><th>losses</th><th>score</th><th>draws %</th><th>LOS next</th></tr>");
     for p in &r.standings {

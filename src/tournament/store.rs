@@ -95,10 +95,23 @@ impl Store {
         scenario: &Path,
         fresh: bool,
     ) -> Result<(Store, Vec<GameLine>), String> {
+        Self::open_as(dir, ("games.jsonl", "state.json"), fingerprint, total, scenario, fresh)
+    }
+
+    /// [`Store::open`] with other names for the record and state files
+    /// (a shard's own: see `shard.rs`); `--fresh` removes only these two.
+    pub fn open_as(
+        dir: &Path,
+        (games_name, state_name): (&str, &str),
+        fingerprint: &str,
+        total: u64,
+        scenario: &Path,
+        fresh: bool,
+    ) -> Result<(Store, Vec<GameLine>), String> {
         let ctx = |e: std::io::Error| format!("{}: {e}", dir.display());
         fs::create_dir_all(dir).map_err(ctx)?;
-        let games = Self::games_path(dir);
-        let state_path = dir.join("state.json");
+        let games = dir.join(games_name);
+        let state_path = dir.join(state_name);
         if fresh {
             for p in [&games, &state_path] {
                 if p.exists() {

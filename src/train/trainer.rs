@@ -516,6 +516,7 @@ async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32, u32), Stri
             Some(_) => l += 1,
         }
         pb.inc(1);
+        true
     };
     play_on_lanes(rules, plan, st.workers.max(1), players, on_done).await?;
     pb.finish_and_clear();
