@@ -417,43 +417,27 @@ impl PlayerSpec {
     }
 }
 
-impl KeyValue {
-    fn count(self) -> u32 {
-        match self {
-            KeyValue::Count(n) => n,
-            other => unreachable!("a count key got {other:?}"),
+/// `KeyValue::$variant`'s contents; a key's setter is only ever given its
+/// own type's variant (the scenario parser reads by [`KeyType`]).
+macro_rules! unwrap_as {
+    ($($name:ident: $variant:ident => $ty:ty),* $(,)?) => {
+        impl KeyValue {
+            $(fn $name(self) -> $ty {
+                match self {
+                    KeyValue::$variant(x) => x,
+                    other => unreachable!("a {} key got {other:?}", stringify!($variant)),
+                }
+            })*
         }
-    }
-    fn path(self) -> PathBuf {
-        match self {
-            KeyValue::Path(p) => p,
-            other => unreachable!("a path key got {other:?}"),
-        }
-    }
-    fn word(self) -> String {
-        match self {
-            KeyValue::Word(w) => w,
-            other => unreachable!("a choice key got {other:?}"),
-        }
-    }
-    fn command(self) -> Vec<String> {
-        match self {
-            KeyValue::Command(c) => c,
-            other => unreachable!("a command key got {other:?}"),
-        }
-    }
-    fn env(self) -> BTreeMap<String, String> {
-        match self {
-            KeyValue::Env(e) => e,
-            other => unreachable!("an env key got {other:?}"),
-        }
-    }
-    fn duration(self) -> Duration {
-        match self {
-            KeyValue::Duration(d) => d,
-            other => unreachable!("a duration key got {other:?}"),
-        }
-    }
+    };
+}
+unwrap_as! {
+    count: Count => u32,
+    path: Path => PathBuf,
+    word: Word => String,
+    command: Command => Vec<String>,
+    env: Env => BTreeMap<String, String>,
+    duration: Duration => Duration,
 }
 
 /// Builds the strategy of an in-process kind. Kinds that do I/O (human,

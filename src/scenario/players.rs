@@ -434,6 +434,18 @@ pub(crate) fn dedupe_names(players: &mut [PlayerSpec]) {
     }
 }
 
+/// The player a profile file describes on its own (no scenario entry).
+fn profile_player(name: &str, file: PathBuf) -> Result<PlayerSpec, ScenarioError> {
+    let profile = load_profile(name, file)?;
+    build_player(
+        Doc { file: &profile.file },
+        Pos::START,
+        &[],
+        Some(&profile),
+        &format!("profile `{}`", profile.name),
+    )
+}
+
 /// `c4sim analyze --player SPEC`: a profile name (looked up in
 /// `./players`), a path to a profile file (ends in `.yaml`/`.yml` or
 /// contains a `/`), or inline YAML such as `{kind: minimax, depth: 8}` with
@@ -467,25 +479,11 @@ pub(crate) fn parse_player_spec_with(spec: &str, lookup: &ProfileLookup) -> Resu
         if !file.is_file() {
             return Err(doc.err(Pos::START, format!("player profile file `{s}` does not exist")));
         }
-        let profile = load_profile(&stem, file)?;
-        return build_player(
-            Doc { file: &profile.file },
-            Pos::START,
-            &[],
-            Some(&profile),
-            &format!("profile `{}`", profile.name),
-        );
+        return profile_player(&stem, file);
     }
     if !inline && is_word {
         if let Some(file) = lookup.find(s) {
-            let profile = load_profile(s, file)?;
-            return build_player(
-                Doc { file: &profile.file },
-                Pos::START,
-                &[],
-                Some(&profile),
-                &format!("profile `{}`", profile.name),
-            );
+            return profile_player(s, file);
         }
         if let Some(kind) = PlayerKind::from_name(s) {
             let t = tree::parse(&format!("{{kind: {s}}}")).expect("a kind name is valid YAML");

@@ -1,7 +1,14 @@
 //! Lanes: games played `concurrency` at a time, each lane an arbiter
-//! (thread) with its own referee and one actor per player, pulling the next
-//! game from a shared queue. Tournaments and AlphaZero's evaluation games
-//! both play here.
+//! (thread) with its own referee and one actor per player. Tournaments and
+//! AlphaZero's evaluation games both play here.
+//!
+//! Lane `l` of `L` plays the games at positions `l, l + L, l + 2L, …` of
+//! the list, in order, whatever the timing. Every game is seeded by its
+//! number, so for most players the lane does not matter; but a player that
+//! keeps something between games (AlphaZero's cache of network outputs
+//! changes how its batched search fills a batch) plays the same games only
+//! if it meets the same games in the same order, which this fixed deal
+//! guarantees at a given concurrency.
 
 use crate::actors::messages::{PlayGame, PlayerHandle, Seat, Shutdown};
 use crate::actors::player::{Inner, PlayerActor};
@@ -69,12 +76,16 @@ pub async fn play_on_lanes(
     let lanes = concurrency.clamp(1, games.len().max(1));
     // Each lane pulls its next game itself, on its own thread: no thread
     // hand-off per game, only the finished record crosses to this thread.
-    let queue = Arc::new(Mutex::new(VecDeque::from(games)));
+    let mut dealt: Vec<VecDeque<Planned>> = vec![VecDeque::new(); lanes];
+    for (i, g) in games.into_iter().enumerate() {
+        dealt[i % lanes].push_back(g);
+    }
+    let queues: Vec<Arc<Mutex<VecDeque<Planned>>>> = dealt.into_iter().map(|q| Arc::new(Mutex::new(q))).collect();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Result<GameRecord, String>>();
     let mut started = Vec::new();
     for l in 0..lanes {
         let lane = start_lane(&rules, players(l)?);
-        let (queue, tx, rules) = (queue.clone(), tx.clone(), rules.clone());
+        let (queue, tx, rules) = (queues[l].clone(), tx.clone(), rules.clone());
         let referee = lane.referee.clone();
         let players = lane.players.clone();
         let arbiter = lane.arbiter.handle();
@@ -113,7 +124,9 @@ pub async fn play_on_lanes(
         match r {
             Ok(rec) => {
                 if !on_done(rec) {
-                    queue.lock().unwrap_or_else(|e| e.into_inner()).clear();
+                    for q in &queues {
+                        q.lock().unwrap_or_else(|e| e.into_inner()).clear();
+                    }
                 }
             }
             Err(e) => {
