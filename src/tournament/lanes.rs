@@ -83,9 +83,9 @@ pub async fn play_on_lanes(
     let queues: Vec<Arc<Mutex<VecDeque<Planned>>>> = dealt.into_iter().map(|q| Arc::new(Mutex::new(q))).collect();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Result<GameRecord, String>>();
     let mut started = Vec::new();
-    for l in 0..lanes {
+    for (l, queue) in queues.iter().enumerate() {
         let lane = start_lane(&rules, players(l)?);
-        let (queue, tx, rules) = (queues[l].clone(), tx.clone(), rules.clone());
+        let (queue, tx, rules) = (queue.clone(), tx.clone(), rules.clone());
         let referee = lane.referee.clone();
         let players = lane.players.clone();
         let arbiter = lane.arbiter.handle();
