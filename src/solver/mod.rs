@@ -42,7 +42,9 @@
 //!   settles the last two plies as a draw without searching them;
 //! - a transposition table of lower and upper bounds (`table_log2` sets its
 //!   size), keyed by the smaller of the position's and its mirror's key so a
-//!   position and its mirror image share one entry.
+//!   position and its mirror image share one entry;
+//! - enhanced transposition cutoffs: far from the end, the children are
+//!   looked up before any is searched, in case one's stored bound cuts.
 //!
 //! A node budget bounds any call: past it the answer is `None`, never a guess,
 //! and nothing half-searched enters the table.
@@ -86,6 +88,9 @@ pub struct Techniques {
     pub table: bool,
     /// One table entry for a position and its mirror image.
     pub symmetry: bool,
+    /// Enhanced transposition cutoffs: before searching the moves, look
+    /// each child up in the table for a bound that already cuts.
+    pub etc: bool,
 }
 
 impl Techniques {
@@ -96,6 +101,7 @@ impl Techniques {
         non_losing: true,
         table: true,
         symmetry: true,
+        etc: true,
     };
     /// Plain alpha–beta on bitboards, columns left to right.
     pub const NONE: Techniques = Techniques {
@@ -104,6 +110,7 @@ impl Techniques {
         non_losing: false,
         table: false,
         symmetry: false,
+        etc: false,
     };
 }
 
@@ -112,6 +119,9 @@ impl Default for Techniques {
         Techniques::ALL
     }
 }
+
+/// Enhanced transposition cutoffs only with at least this many empty cells.
+const ETC_MIN_EMPTY: i32 = 12;
 
 /// Table bounds meaning "nothing known" (scores stay within ±32).
 const NO_LO: i32 = i8::MIN as i32;
@@ -511,6 +521,27 @@ impl Solver {
             }
             list[j] = (col, score);
             len += 1;
+        }
+
+        // Enhanced transposition cutoff: a child whose stored upper bound
+        // already puts this move at or above beta ends the node without a
+        // search. Only far from the end, where a saved search is worth the
+        // extra probes.
+        if tech.table && tech.etc && n + ETC_MIN_EMPTY <= cells {
+            for &(col, _) in &list[..len] {
+                let mut child = *pos;
+                child.play(&self.geo, col);
+                let ckey = if tech.symmetry {
+                    child.symmetric_key()
+                } else {
+                    child.key()
+                };
+                if let Some((_, hi)) = self.table.get(ckey) {
+                    if -hi >= beta {
+                        return -hi;
+                    }
+                }
+            }
         }
 
         let alpha0 = alpha;

@@ -200,13 +200,14 @@ fn every_technique_gives_the_same_scores() {
     let positions: Vec<Vec<usize>> = (0..40).map(|_| random_moves(&base, &mut rng, 10)).collect();
     let orders = [MoveOrder::LeftToRight, MoveOrder::Centre, MoveOrder::CentreThenThreats];
     let mut reference: Option<Vec<Vec<Option<i32>>>> = None;
-    for bits in 0..16u32 {
+    for bits in 0..32u32 {
         for order in orders {
             let tech = Techniques {
                 null_window: bits & 1 != 0,
                 non_losing: bits & 2 != 0,
                 table: bits & 4 != 0,
                 symmetry: bits & 8 != 0,
+                etc: bits & 16 != 0,
                 order,
             };
             let mut s = Solver::new(c, 10).unwrap();
@@ -513,9 +514,19 @@ fn measure_techniques() {
         ),
         (
             "+ transposition table (2^22, both bounds)",
-            Techniques { symmetry: false, ..all },
+            Techniques {
+                symmetry: false,
+                etc: false,
+                ..all
+            },
         ),
-        ("+ mirror symmetry (everything)", all),
+        ("+ mirror symmetry", Techniques { etc: false, ..all }),
+        ("+ enhanced transposition cutoffs (everything)", all),
+        ("all but symmetry", Techniques { symmetry: false, ..all }),
+        (
+            "all but enhanced transposition cutoffs",
+            Techniques { etc: false, ..all },
+        ),
         (
             "all but null window",
             Techniques {
@@ -581,5 +592,26 @@ fn measure_techniques() {
             "{name:<58} {total:>12} nodes {capped:>2} capped  {secs:>7.2} s  {:>6.1} Mnodes/s",
             total as f64 / secs / 1e6
         );
+    }
+}
+
+/// Time and nodes for harder published positions (ply 9 and 10).
+#[test]
+#[ignore]
+fn time_hard_positions() {
+    let log2 = std::env::var("SOLVER_LOG2").map_or(24, |v| v.parse().unwrap());
+    let mut s = Solver::new(BoardConfig::default(), log2).unwrap();
+    for (line, expected) in [("7234472553", 10), ("266674777", 4)] {
+        s.reset_stats();
+        let t = std::time::Instant::now();
+        let p = s.position(&pons(line)).unwrap();
+        let v = s.solve(&p, None);
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "{line}: {v:?} {} nodes {secs:.2} s {:.1} Mnodes/s",
+            s.nodes(),
+            s.nodes() as f64 / secs / 1e6
+        );
+        assert_eq!(v, Some(expected));
     }
 }
