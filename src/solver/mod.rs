@@ -334,22 +334,71 @@ impl Solver {
     pub fn scores(&mut self, pos: &Pos, budget: Option<u64>) -> Vec<Option<i32>> {
         self.check(pos);
         self.start_budget(budget);
-        let g = self.geo.clone();
-        let (cells, n) = (g.cells as i32, pos.moves as i32);
-        (0..g.cols)
-            .map(|c| {
-                if !pos.can_play(&g, c) || self.aborted {
-                    return None;
-                }
-                if pos.is_winning_move(&g, c) {
-                    return Some((cells + 1 - n) / 2);
-                }
-                let mut child = *pos;
-                child.play(&g, c);
-                let s = -self.solve_inner(&child);
-                (!self.aborted).then_some(s)
+        (0..self.geo.cols).map(|c| self.column_score(pos, c)).collect()
+    }
+
+    /// [`Solver::scores`] on `threads` threads (1 is the plain call): columns
+    /// go to the next free thread, centre first. This solver's table serves
+    /// one thread; each other thread makes its own of the same size (so
+    /// `threads` times the memory), and tables are not shared. `budget` is
+    /// the whole call's, split evenly between the threads.
+    pub fn scores_threaded(&mut self, pos: &Pos, budget: Option<u64>, threads: usize) -> Vec<Option<i32>> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Mutex;
+        self.check(pos);
+        let threads = threads.clamp(1, self.geo.cols as usize);
+        if threads == 1 {
+            return self.scores(pos, budget);
+        }
+        let share = budget.map(|b| b / threads as u64);
+        let order: Vec<u32> = self.geo.order[..self.geo.cols as usize]
+            .iter()
+            .map(|&c| c as u32)
+            .collect();
+        let next = AtomicUsize::new(0);
+        let results = Mutex::new(vec![None; self.geo.cols as usize]);
+        let log2 = self.table.len().trailing_zeros();
+        let mut helpers: Vec<Solver> = (1..threads)
+            .map(|_| {
+                let mut s = Solver::new(self.cfg, log2).expect("same shape and size as self");
+                s.tech = self.tech;
+                s
             })
-            .collect()
+            .collect();
+        let work = |s: &mut Solver| {
+            s.start_budget(share);
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&col) = order.get(i) else { break };
+                let v = s.column_score(pos, col);
+                results.lock().unwrap()[col as usize] = v;
+            }
+        };
+        std::thread::scope(|scope| {
+            for h in helpers.iter_mut() {
+                scope.spawn(|| work(h));
+            }
+            work(self);
+        });
+        self.nodes += helpers.iter().map(|h| h.nodes).sum::<u64>();
+        results.into_inner().unwrap()
+    }
+
+    /// The score of playing `col` for the side to move, within the budget
+    /// already set: `None` if full or past the budget.
+    fn column_score(&mut self, pos: &Pos, col: u32) -> Option<i32> {
+        let g = &self.geo;
+        let (cells, n) = (g.cells as i32, pos.moves as i32);
+        if !pos.can_play(g, col) || self.aborted {
+            return None;
+        }
+        if pos.is_winning_move(g, col) {
+            return Some((cells + 1 - n) / 2);
+        }
+        let mut child = *pos;
+        child.play(g, col);
+        let s = -self.solve_inner(&child);
+        (!self.aborted).then_some(s)
     }
 
     /// The best exact move and its score: the fastest win, else a draw, else

@@ -286,9 +286,31 @@ fn empty_6x7_board() {
     let mut s = Solver::new(BoardConfig::default(), 24).unwrap();
     let p = s.start();
     let t = std::time::Instant::now();
-    let scores = s.scores(&p, None);
-    println!("empty 6x7: {scores:?} in {:?}, {} nodes", t.elapsed(), s.nodes());
+    let threads = std::env::var("SOLVER_THREADS").map_or(1, |v| v.parse().unwrap());
+    let scores = s.scores_threaded(&p, None, threads);
+    println!(
+        "{threads} thread(s): empty 6x7: {scores:?} in {:?}, {} nodes",
+        t.elapsed(),
+        s.nodes()
+    );
     assert_eq!(scores, [-2, -1, 0, 1, 0, -1, -2].map(Some).to_vec());
+}
+
+#[test]
+fn threaded_scores_equal_plain_scores() {
+    let c = cfg(5, 5, 4);
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let mut plain = Solver::new(c, 10).unwrap();
+    let mut threaded = Solver::new(c, 10).unwrap();
+    for _ in 0..30 {
+        let m = random_moves(&plain, &mut rng, 8);
+        let p = plain.position(&m).unwrap();
+        assert_eq!(threaded.scores_threaded(&p, None, 2), plain.scores(&p, None), "{m:?}");
+    }
+    let mut s = Solver::new(BoardConfig::default(), 12).unwrap();
+    let p = s.position(&pons("43745416472735")).unwrap();
+    let partial = s.scores_threaded(&p, Some(6), 2);
+    assert!(partial.contains(&None));
 }
 
 #[test]
