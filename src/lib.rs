@@ -14,6 +14,7 @@ pub mod record;
 pub mod render;
 pub mod scenario;
 pub mod search;
+pub mod solver;
 pub mod tournament;
 pub mod train;
 pub mod util;

@@ -1,0 +1,276 @@
+//! Positions as two 64-bit bitboards with a sentinel row, after Pascal Pons.
+//!
+//! Bit `col * (rows + 1) + row` is one cell (row 0 at the bottom). The extra
+//! top bit of each column (the sentinel) is never a piece, which gives three
+//! things for free:
+//! - `mask + bottom_of(col)` carries into the lowest empty cell of `col`, so a
+//!   move is one addition;
+//! - `current + mask` is a unique key (per column it is below `2^(rows+1)`, so
+//!   no carry crosses into the next column);
+//! - any line that would wrap from one column into the next passes through a
+//!   sentinel bit, which is never set, so plain shifts test lines without
+//!   per-column masks.
+//!
+//! A position keeps the pieces of the side to move (`current`) and all pieces
+//! (`mask`), plus the same two boards for the left–right mirror image, updated
+//! on every move so that the mirrored key (for symmetric table entries) costs
+//! one addition instead of a loop over the columns.
+
+use crate::game::BoardConfig;
+
+/// Largest number of columns the geometry holds (the crate's `MAX_SIDE`).
+pub(crate) const MAX_COLS: usize = 16;
+
+/// Everything about a board shape that the search needs, computed once.
+#[derive(Clone, Debug)]
+pub(crate) struct Geometry {
+    pub rows: u32,
+    pub cols: u32,
+    /// Bits per column: `rows + 1` (the sentinel row).
+    pub h1: u32,
+    pub cells: u32,
+    pub win: u32,
+    /// The bottom cell of every column.
+    pub bottom: u64,
+    /// Every playable cell (all bits but the sentinels).
+    pub board: u64,
+    /// Line directions as shifts: vertical, horizontal, both diagonals.
+    pub dirs: [u32; 4],
+    /// Columns from the centre outwards (see [`centre_order`]).
+    pub order: [u8; MAX_COLS],
+}
+
+/// Columns from the centre outwards: by distance `|2c - (cols - 1)|`, and on
+/// even widths, where two columns are equally central, the left one first.
+/// For 7 columns: 3, 2, 4, 1, 5, 0, 6; for 6: 2, 3, 1, 4, 0, 5.
+pub fn centre_order(cols: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..cols).collect();
+    order.sort_by_key(|&c| ((2 * c as i64 - (cols as i64 - 1)).abs(), c));
+    order
+}
+
+#[inline]
+fn shl(x: u64, n: u32) -> u64 {
+    x.checked_shl(n).unwrap_or(0)
+}
+#[inline]
+fn shr(x: u64, n: u32) -> u64 {
+    x.checked_shr(n).unwrap_or(0)
+}
+
+impl Geometry {
+    /// The shape, or why the solver cannot take it.
+    pub fn new(cfg: BoardConfig) -> Result<Geometry, String> {
+        cfg.validate()?;
+        let (rows, cols) = (cfg.rows as u32, cfg.cols as u32);
+        let h1 = rows + 1;
+        if h1 * cols > 64 {
+            return Err(format!(
+                "the solver needs (rows + 1) × cols ≤ 64 bits (one sentinel row per column); \
+                 {}×{} needs {}",
+                cfg.rows,
+                cfg.cols,
+                h1 * cols
+            ));
+        }
+        if cols as usize > MAX_COLS {
+            return Err(format!("the solver takes at most {MAX_COLS} columns, got {cols}"));
+        }
+        let mut bottom = 0u64;
+        for c in 0..cols {
+            bottom |= 1u64 << (c * h1);
+        }
+        let column = (1u64 << rows) - 1;
+        let board = bottom.wrapping_mul(column);
+        let mut order = [0u8; MAX_COLS];
+        for (i, c) in centre_order(cols as usize).into_iter().enumerate() {
+            order[i] = c as u8;
+        }
+        Ok(Geometry {
+            rows,
+            cols,
+            h1,
+            cells: rows * cols,
+            win: cfg.win_length as u32,
+            bottom,
+            board,
+            dirs: [1, h1, h1 + 1, h1 - 1],
+            order,
+        })
+    }
+
+    #[inline]
+    pub fn bottom_of(&self, col: u32) -> u64 {
+        1u64 << (col * self.h1)
+    }
+
+    #[inline]
+    pub fn column_mask(&self, col: u32) -> u64 {
+        ((1u64 << self.rows) - 1) << (col * self.h1)
+    }
+
+    /// The empty cells where one more piece of `p` completes a line.
+    /// `mask` is every occupied cell.
+    #[inline]
+    pub fn winning_cells(&self, p: u64, mask: u64) -> u64 {
+        let r = if self.win == 4 {
+            self.winning4(p)
+        } else {
+            self.winning_any(p)
+        };
+        r & (self.board ^ mask)
+    }
+
+    /// The classic four in a row, Pons' unrolled shifts: in each direction a
+    /// cell completes a line when three pieces lie on one side of it, or two
+    /// on one side and one on the other.
+    #[inline]
+    fn winning4(&self, p: u64) -> u64 {
+        // Vertical: only the three below can count (the cells above are empty).
+        let mut r = (p << 1) & (p << 2) & (p << 3);
+        for &s in &self.dirs[1..] {
+            let mut p2 = (p << s) & (p << (2 * s));
+            r |= p2 & (p << (3 * s));
+            r |= p2 & (p >> s);
+            p2 = (p >> s) & (p >> (2 * s));
+            r |= p2 & (p << s);
+            r |= p2 & (p >> (3 * s));
+        }
+        r
+    }
+
+    /// Any `win_length` k: a cell completes a line in a direction when `i`
+    /// consecutive pieces lie on one side and `k - 1 - i` on the other, for
+    /// some i. `before[i]` marks cells whose `i` neighbours at -s, -2s, …
+    /// are all pieces; `after[i]` likewise at +s, +2s, ….
+    fn winning_any(&self, p: u64) -> u64 {
+        let k = self.win as usize;
+        let mut r = 0u64;
+        let mut before = [u64::MAX; 17];
+        let mut after = [u64::MAX; 17];
+        for &s in &self.dirs {
+            for i in 1..k {
+                before[i] = before[i - 1] & shl(p, i as u32 * s);
+                after[i] = after[i - 1] & shr(p, i as u32 * s);
+            }
+            for i in 0..k {
+                r |= before[i] & after[k - 1 - i];
+            }
+        }
+        r
+    }
+
+    /// Whether `p` holds a complete line.
+    pub fn has_line(&self, p: u64) -> bool {
+        let k = self.win;
+        self.dirs.iter().any(|&s| {
+            let mut m = p;
+            for t in 1..k {
+                m &= shr(p, t * s);
+            }
+            m != 0
+        })
+    }
+}
+
+/// A two-player position: the side to move's pieces, all pieces, and the
+/// same for the mirror image. Build it with
+/// [`Solver::position`](super::Solver::position); it belongs to the board
+/// shape of the solver that made it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pos {
+    pub(crate) current: u64,
+    pub(crate) mask: u64,
+    pub(crate) mcurrent: u64,
+    pub(crate) mmask: u64,
+    pub(crate) moves: u32,
+    /// (rows, cols, win_length), to refuse a position from another shape.
+    pub(crate) shape: (u8, u8, u8),
+}
+
+impl Pos {
+    pub(crate) fn empty(g: &Geometry) -> Pos {
+        Pos {
+            current: 0,
+            mask: 0,
+            mcurrent: 0,
+            mmask: 0,
+            moves: 0,
+            shape: (g.rows as u8, g.cols as u8, g.win as u8),
+        }
+    }
+
+    /// Plies played so far.
+    pub fn moves(&self) -> usize {
+        self.moves as usize
+    }
+
+    /// The cells that can be played now (one per non-full column).
+    #[inline]
+    pub(crate) fn possible(&self, g: &Geometry) -> u64 {
+        (self.mask + g.bottom) & g.board
+    }
+
+    #[inline]
+    pub(crate) fn can_play(&self, g: &Geometry, col: u32) -> bool {
+        self.mask & (1u64 << (col * g.h1 + g.rows - 1)) == 0
+    }
+
+    /// Plays `col`, which must not be full.
+    #[inline]
+    pub(crate) fn play(&mut self, g: &Geometry, col: u32) {
+        self.current ^= self.mask;
+        self.mask |= self.mask + g.bottom_of(col);
+        self.mcurrent ^= self.mmask;
+        self.mmask |= self.mmask + g.bottom_of(g.cols - 1 - col);
+        self.moves += 1;
+    }
+
+    /// Whether playing `col` (not full) completes a line for the side to move.
+    #[inline]
+    pub(crate) fn is_winning_move(&self, g: &Geometry, col: u32) -> bool {
+        g.winning_cells(self.current, self.mask) & self.possible(g) & g.column_mask(col) != 0
+    }
+
+    #[inline]
+    pub(crate) fn can_win_next(&self, g: &Geometry) -> bool {
+        g.winning_cells(self.current, self.mask) & self.possible(g) != 0
+    }
+
+    /// The unique key of this position (see the module doc).
+    #[inline]
+    pub(crate) fn key(&self) -> u64 {
+        self.current + self.mask
+    }
+
+    /// The key shared by this position and its mirror image.
+    #[inline]
+    pub(crate) fn symmetric_key(&self) -> u64 {
+        self.key().min(self.mcurrent + self.mmask)
+    }
+
+    /// The moves that do not hand the opponent an immediate win: when the
+    /// opponent threatens to win, only the block (none if there are two
+    /// threats), and never a cell right below an opponent's winning cell.
+    /// Assumes the side to move cannot win at once (the caller checked).
+    #[inline]
+    pub(crate) fn non_losing_moves(&self, g: &Geometry) -> u64 {
+        let mut possible = self.possible(g);
+        let opponent_win = g.winning_cells(self.current ^ self.mask, self.mask);
+        let forced = possible & opponent_win;
+        if forced != 0 {
+            if forced & (forced - 1) != 0 {
+                return 0;
+            }
+            possible = forced;
+        }
+        possible & !(opponent_win >> 1)
+    }
+
+    /// Move-ordering score: how many winning cells the side to move has
+    /// after playing `mv` (a one-bit move).
+    #[inline]
+    pub(crate) fn move_score(&self, g: &Geometry, mv: u64) -> u32 {
+        g.winning_cells(self.current | mv, self.mask | mv).count_ones()
+    }
+}
