@@ -6,7 +6,7 @@
 //! one entry in [`KINDS`] (plus its fields in [`PlayerSpec`]) and the kind's
 //! own module.
 
-use super::{alphazero, bots, Strategy};
+use super::{alphazero, bots, solver, Strategy};
 use crate::az::checkpoint::{self, BoardMeta};
 use crate::game::BoardConfig;
 use std::collections::BTreeMap;
@@ -24,6 +24,7 @@ pub enum PlayerKind {
     Minimax,
     Mcts,
     Alphazero,
+    Solver,
     External,
 }
 
@@ -44,6 +45,10 @@ pub struct PlayerSpec {
     pub device: String,
     /// alphazero on the CPU: threads of its search (`None`: every core).
     pub threads: Option<u32>,
+    /// solver: transposition-table entries as a power of two.
+    pub table_log2: u32,
+    /// solver: node budget per move (`None`: always exact).
+    pub nodes: Option<u64>,
     /// external: program and arguments.
     pub command: Vec<String>,
     /// external: working directory.
@@ -165,6 +170,18 @@ const ENV: Key = Key {
     set: |p, v| p.env = v.env(),
     get: |p| (!p.env.is_empty()).then(|| KeyValue::Env(p.env.clone())),
 };
+const TABLE_LOG2: Key = Key {
+    name: "table_log2",
+    ty: KeyType::Count(10),
+    set: |p, v| p.table_log2 = v.count(),
+    get: |p| Some(KeyValue::Count(p.table_log2)),
+};
+const NODES: Key = Key {
+    name: "nodes",
+    ty: KeyType::Count(1),
+    set: |p, v| p.nodes = Some(v.count() as u64),
+    get: |p| p.nodes.map(|n| KeyValue::Count(n as u32)),
+};
 /// `move_time`, common to every kind.
 pub const MOVE_TIME: Key = Key {
     name: "move_time",
@@ -203,7 +220,7 @@ fn fits_any(_: &PlayerSpec, _: BoardConfig) -> Result<(), String> {
 }
 
 /// Every kind, in the order messages list them.
-pub static KINDS: [KindInfo; 9] = [
+pub static KINDS: [KindInfo; 10] = [
     KindInfo {
         kind: PlayerKind::Human,
         name: "human",
@@ -283,6 +300,16 @@ pub static KINDS: [KindInfo; 9] = [
         complete,
         build: Some(|p, _| Ok(Box::new(alphazero::AlphaZeroBot::from_spec(p)?))),
         fits: alphazero_fits,
+    },
+    KindInfo {
+        kind: PlayerKind::Solver,
+        name: "solver",
+        runs_as: RunsAs::Bot,
+        keys: &[TABLE_LOG2, NODES],
+        defaults: no_defaults,
+        complete,
+        build: Some(|p, _| Ok(Box::new(solver::SolverBot::from_spec(p)?))),
+        fits: |_, cfg| solver::fits(cfg),
     },
     KindInfo {
         kind: PlayerKind::External,
@@ -397,6 +424,8 @@ impl PlayerSpec {
             model: None,
             device: "auto".to_string(),
             threads: None,
+            table_log2: solver::DEFAULT_TABLE_LOG2,
+            nodes: None,
             command: Vec::new(),
             cwd: None,
             env: BTreeMap::new(),

@@ -8,6 +8,7 @@ pub mod bots;
 pub mod external;
 pub mod human;
 pub mod kinds;
+pub mod solver;
 
 pub use kinds::{build_strategy, check_fits, PlayerKind, PlayerSpec};
 

@@ -1,0 +1,180 @@
+//! The `solver` kind: perfect play from [`crate::solver`]. It plays the
+//! fastest win, the slowest loss, or a draw when the position is drawn,
+//! ties going to the centre-most column, and says so ("wins in 7").
+//!
+//! With a `nodes` budget a move may not be proven in time: the player then
+//! says it is not exact and plays minimax depth [`FALLBACK_DEPTH`]'s choice.
+//! Boards must fit the solver's 64-bit bitboard ((rows + 1) × cols ≤ 64) and
+//! have two players.
+
+use crate::game::{Answer, BoardConfig};
+use crate::players::{PlayerSpec, Strategy, TurnView};
+use crate::search::minimax::Minimax;
+use crate::solver::{describe_score, Solver, MAX_TABLE_LOG2};
+use serde_json::json;
+
+/// The minimax depth a budgeted solver falls back to.
+pub const FALLBACK_DEPTH: u32 = 8;
+/// Transposition-table entries as a power of two when `table_log2` is not given.
+pub const DEFAULT_TABLE_LOG2: u32 = 22;
+
+/// A perfect player (within its node budget).
+pub struct SolverBot {
+    table_log2: u32,
+    nodes: Option<u64>,
+    /// Built for the first board seen, rebuilt when the board changes.
+    solver: Option<Solver>,
+    fallback: Minimax,
+    last_note: Option<String>,
+}
+
+impl SolverBot {
+    pub fn from_spec(spec: &PlayerSpec) -> Result<Self, String> {
+        // Checks the table size now, so a bad key fails before any game.
+        if spec.table_log2 > MAX_TABLE_LOG2 {
+            return Err(format!(
+                "`table_log2` is at most {MAX_TABLE_LOG2}, got {}",
+                spec.table_log2
+            ));
+        }
+        Ok(SolverBot {
+            table_log2: spec.table_log2,
+            nodes: spec.nodes,
+            solver: None,
+            fallback: Minimax::new(FALLBACK_DEPTH),
+            last_note: None,
+        })
+    }
+
+    fn solver_for(&mut self, cfg: BoardConfig) -> Result<&mut Solver, String> {
+        if self.solver.as_ref().is_none_or(|s| s.config() != cfg) {
+            self.solver = Some(Solver::new(cfg, self.table_log2)?);
+        }
+        Ok(self.solver.as_mut().expect("set above"))
+    }
+
+    /// The exact best move and its score, or `None` past the budget.
+    fn decide(&mut self, v: &TurnView) -> Result<Option<(usize, i32)>, String> {
+        let budget = self.nodes;
+        let solver = self.solver_for(v.board.config())?;
+        let pos = solver.position(&v.moves)?;
+        Ok(solver.best_move(&pos, budget))
+    }
+}
+
+/// Whether the solver can play on `cfg` at all (before any game starts).
+pub fn fits(cfg: BoardConfig) -> Result<(), String> {
+    Solver::new(cfg, 10).map(drop)
+}
+
+impl Strategy for SolverBot {
+    fn choose(&mut self, v: &TurnView) -> Answer {
+        if v.seats != 2 {
+            self.last_note = None;
+            return Answer::Malformed("the solver plays two-player games only".into());
+        }
+        match self.decide(v) {
+            Ok(Some((col, score))) => {
+                let cells = v.board.rows() * v.board.cols();
+                self.last_note = Some(describe_score(cells, v.moves.len(), score));
+                Answer::Column(col as i64)
+            }
+            Ok(None) => {
+                let col = self.fallback.choose(&v.board, v.seat);
+                self.last_note = Some(format!(
+                    "not exact within {} nodes: minimax depth {FALLBACK_DEPTH}'s choice",
+                    self.nodes.unwrap_or(0)
+                ));
+                Answer::Column(col as i64)
+            }
+            Err(e) => {
+                self.last_note = None;
+                Answer::Malformed(e)
+            }
+        }
+    }
+
+    /// Every column's exact score (`null` for a full column, or one not
+    /// proven within the budget), and the best move.
+    fn analyze(&mut self, v: &TurnView) -> (Answer, Option<serde_json::Value>) {
+        let answer = self.choose(v);
+        let budget = self.nodes;
+        let scores = match self.solver_for(v.board.config()) {
+            Ok(s) => match s.position(&v.moves) {
+                Ok(pos) => json!(s.scores(&pos, budget)),
+                Err(e) => json!({ "error": e }),
+            },
+            Err(e) => json!({ "error": e }),
+        };
+        (answer, Some(scores))
+    }
+
+    fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
+        fits(cfg)
+    }
+
+    fn is_heavy(&self) -> bool {
+        true
+    }
+
+    fn explain(&self) -> Option<String> {
+        self.last_note.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Game, DEFAULT_LETTERS};
+    use crate::players::PlayerKind;
+
+    /// A 4 × 5 board, three in a row: small enough to solve at once.
+    const SMALL: BoardConfig = BoardConfig {
+        rows: 4,
+        cols: 5,
+        win_length: 3,
+    };
+
+    fn view(moves: &[usize]) -> TurnView {
+        let g = Game::with_opening(SMALL, 2, 1, moves).unwrap();
+        TurnView::of(&g, 1, moves.len() % 2, &DEFAULT_LETTERS[..2], None)
+    }
+
+    #[test]
+    fn takes_the_win_and_says_how_soon() {
+        let mut b = SolverBot::from_spec(&PlayerSpec::of_kind(PlayerKind::Solver)).unwrap();
+        // Red has two in the bottom row (columns 0, 1) and moves.
+        let v = view(&[0, 0, 1, 1]);
+        assert_eq!(b.choose(&v), Answer::Column(2));
+        assert_eq!(b.explain().as_deref(), Some("wins in 1"));
+        let (_, scores) = b.analyze(&v);
+        let scores = scores.unwrap();
+        // (cells + 1 - 5) / 2 for a win with the 5th piece of 20 cells.
+        assert_eq!(scores[2], json!(8));
+        assert!(scores[4].as_i64().unwrap() < 8);
+    }
+
+    #[test]
+    fn blocks_a_loss_and_falls_back_past_its_budget() {
+        let mut spec = PlayerSpec::of_kind(PlayerKind::Solver);
+        let mut b = SolverBot::from_spec(&spec).unwrap();
+        // Yellow must block column 2.
+        let v = view(&[0, 4, 1]);
+        assert_eq!(b.choose(&v), Answer::Column(2));
+        spec.nodes = Some(1);
+        let mut b = SolverBot::from_spec(&spec).unwrap();
+        let _ = b.choose(&view(&[]));
+        assert!(b.explain().unwrap().starts_with("not exact"), "{:?}", b.explain());
+    }
+
+    #[test]
+    fn refuses_boards_too_large_for_its_bitboard() {
+        assert!(fits(BoardConfig::default()).is_ok());
+        assert!(fits(BoardConfig {
+            rows: 8,
+            cols: 8,
+            win_length: 4
+        })
+        .is_err());
+    }
+}
