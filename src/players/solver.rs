@@ -47,7 +47,7 @@ impl SolverBot {
     }
 
     fn solver_for(&mut self, cfg: BoardConfig) -> Result<&mut Solver, String> {
-        if self.solver.as_ref().is_none_or(|s| s.config() != cfg) {
+        if self.solver.as_ref().map(|s| s.config()) != Some(cfg) {
             self.solver = Some(Solver::new(cfg, self.table_log2)?);
         }
         Ok(self.solver.as_mut().expect("set above"))
