@@ -64,6 +64,25 @@ fn rate(batch: usize, rounds: usize, min_time: Duration, mut f: impl FnMut()) ->
     median(&mut rates)
 }
 
+/// The benches' networks: `blocks` × `channels` with a 64-wide value head.
+fn bench_shape(board: BoardConfig, blocks: usize, channels: usize) -> NetShape {
+    NetShape {
+        rows: board.rows,
+        cols: board.cols,
+        blocks,
+        channels,
+        value_hidden: 64,
+    }
+}
+
+/// A freshly initialised network (and its CPU fold) of `blocks` × `channels` for `board`
+/// (seed 1), folded for the CPU: benches time the arithmetic, not the weights.
+fn random_net(board: BoardConfig, blocks: usize, channels: usize) -> std::io::Result<(Net, Arc<Folded>)> {
+    let net = Net::new(bench_shape(board, blocks, channels), 1, &Device::Cpu).map_err(std::io::Error::other)?;
+    let folded = Arc::new(Folded::from_net(&net).map_err(std::io::Error::other)?);
+    Ok((net, folded))
+}
+
 /// Parses `BLOCKSxCHANNELS` (`6x64`).
 pub fn parse_net(s: &str) -> Result<(usize, usize), String> {
     let (b, c) = s
@@ -97,15 +116,8 @@ pub fn inference_bench(
         min_time.as_secs_f64()
     )?;
     for &(blocks, channels) in nets {
-        let shape = NetShape {
-            rows: board.rows,
-            cols: board.cols,
-            blocks,
-            channels,
-            value_hidden: 64,
-        };
-        let net = Net::new(shape, 1, &Device::Cpu).map_err(std::io::Error::other)?;
-        let folded = Arc::new(Folded::from_net(&net).map_err(std::io::Error::other)?);
+        let (net, folded) = random_net(board, blocks, channels)?;
+        let shape = net.shape;
         let gmac = shape.macs() as f64 * 2.0 / 1e9;
         writeln!(
             out,
@@ -254,13 +266,7 @@ pub fn train_bench(
     )
     .map_err(|e| e.to_string())?;
     for &(blocks, channels) in nets {
-        let shape = NetShape {
-            rows: board.rows,
-            cols: board.cols,
-            blocks,
-            channels,
-            value_hidden: 64,
-        };
+        let shape = bench_shape(board, blocks, channels);
         let dev = Device::Cpu;
         let planes = random_planes(&shape, batch, 3);
         let x = Tensor::from_vec(planes, (batch, board.rows, board.cols, 3), &dev).map_err(e)?;
@@ -355,15 +361,7 @@ pub fn selfplay_bench(
     rounds: usize,
     out: &mut dyn Write,
 ) -> std::io::Result<Vec<SelfPlayFigure>> {
-    let shape = NetShape {
-        rows: board.rows,
-        cols: board.cols,
-        blocks,
-        channels,
-        value_hidden: 64,
-    };
-    let net = Net::new(shape, 1, &Device::Cpu).map_err(std::io::Error::other)?;
-    let folded = Arc::new(Folded::from_net(&net).map_err(std::io::Error::other)?);
+    let (_, folded) = random_net(board, blocks, channels)?;
     let geo = Geometry::<u64>::new(board);
     assert!(board.cells() <= 64, "the self-play bench uses boards of up to 64 cells");
     writeln!(

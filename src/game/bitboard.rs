@@ -40,43 +40,34 @@ pub trait Bits:
     fn by_width<F: PerWidth>(x: F::At<Self>) -> ByWidth<F>;
 }
 
-impl Bits for u64 {
-    const CAPACITY: usize = 64;
-    fn by_width<F: PerWidth>(x: F::At<Self>) -> ByWidth<F> {
-        ByWidth::W64(x)
-    }
-    #[inline]
-    fn bit(i: usize) -> Self {
-        1u64 << i
-    }
-    #[inline]
-    fn count(self) -> u32 {
-        self.count_ones()
-    }
-    #[inline]
-    fn digest(self) -> u64 {
-        self
-    }
+/// `Bits` for a primitive unsigned integer: its width, its variant of
+/// [`ByWidth`], and how it folds into a 64-bit digest.
+macro_rules! primitive_bits {
+    ($t:ty, $variant:ident, |$x:ident| $digest:expr) => {
+        impl Bits for $t {
+            const CAPACITY: usize = <$t>::BITS as usize;
+            fn by_width<F: PerWidth>(x: F::At<Self>) -> ByWidth<F> {
+                ByWidth::$variant(x)
+            }
+            #[inline]
+            fn bit(i: usize) -> Self {
+                1 << i
+            }
+            #[inline]
+            fn count(self) -> u32 {
+                self.count_ones()
+            }
+            #[inline]
+            fn digest(self) -> u64 {
+                let $x = self;
+                $digest
+            }
+        }
+    };
 }
-
-impl Bits for u128 {
-    const CAPACITY: usize = 128;
-    fn by_width<F: PerWidth>(x: F::At<Self>) -> ByWidth<F> {
-        ByWidth::W128(x)
-    }
-    #[inline]
-    fn bit(i: usize) -> Self {
-        1u128 << i
-    }
-    #[inline]
-    fn count(self) -> u32 {
-        self.count_ones()
-    }
-    #[inline]
-    fn digest(self) -> u64 {
-        (self as u64) ^ ((self >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-    }
-}
+primitive_bits!(u64, W64, |x| x);
+primitive_bits!(u128, W128, |x| (x as u64)
+    ^ ((x >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
 
 /// 256 cells: enough for 16 × 16.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -122,24 +122,33 @@ pub const DEFAULT_MCTS_SIMULATIONS: u32 = 1000;
 /// alphazero simulations per move when none are given.
 pub const DEFAULT_ALPHAZERO_SIMULATIONS: u32 = 800;
 
-const DEPTH: Key = Key {
-    name: "depth",
-    ty: KeyType::Count(1),
-    set: |p, v| p.depth = v.count(),
-    get: |p| Some(KeyValue::Count(p.depth)),
-};
-const SIMULATIONS: Key = Key {
-    name: "simulations",
-    ty: KeyType::Count(1),
-    set: |p, v| p.simulations = v.count(),
-    get: |p| Some(KeyValue::Count(p.simulations)),
-};
-const MODEL: Key = Key {
-    name: "model",
-    ty: KeyType::Path,
-    set: |p, v| p.model = Some(v.path()),
-    get: |p| p.model.clone().map(KeyValue::Path),
-};
+/// A key holding a whole number of at least `$min` in field `$field`.
+macro_rules! count_key {
+    ($name:literal, $field:ident, $min:literal) => {
+        Key {
+            name: $name,
+            ty: KeyType::Count($min),
+            set: |p, v| p.$field = v.count(),
+            get: |p| Some(KeyValue::Count(p.$field)),
+        }
+    };
+}
+
+/// A key naming a file or directory, stored in `Option` field `$field`.
+macro_rules! optional_path_key {
+    ($name:literal, $field:ident) => {
+        Key {
+            name: $name,
+            ty: KeyType::Path,
+            set: |p, v| p.$field = Some(v.path()),
+            get: |p| p.$field.clone().map(KeyValue::Path),
+        }
+    };
+}
+
+const DEPTH: Key = count_key!("depth", depth, 1);
+const SIMULATIONS: Key = count_key!("simulations", simulations, 1);
+const MODEL: Key = optional_path_key!("model", model);
 const DEVICE: Key = Key {
     name: "device",
     ty: KeyType::Choice(&DEVICES),
@@ -158,24 +167,14 @@ const COMMAND: Key = Key {
     set: |p, v| p.command = v.command(),
     get: |p| Some(KeyValue::Command(p.command.clone())),
 };
-const CWD: Key = Key {
-    name: "cwd",
-    ty: KeyType::Path,
-    set: |p, v| p.cwd = Some(v.path()),
-    get: |p| p.cwd.clone().map(KeyValue::Path),
-};
+const CWD: Key = optional_path_key!("cwd", cwd);
 const ENV: Key = Key {
     name: "env",
     ty: KeyType::Env,
     set: |p, v| p.env = v.env(),
     get: |p| (!p.env.is_empty()).then(|| KeyValue::Env(p.env.clone())),
 };
-const TABLE_LOG2: Key = Key {
-    name: "table_log2",
-    ty: KeyType::Count(10),
-    set: |p, v| p.table_log2 = v.count(),
-    get: |p| Some(KeyValue::Count(p.table_log2)),
-};
+const TABLE_LOG2: Key = count_key!("table_log2", table_log2, 10);
 const NODES: Key = Key {
     name: "nodes",
     ty: KeyType::Count(1),
