@@ -219,6 +219,9 @@ fn play_line(solver: &Solver, guide: &mut Minimax, seed: u64, target: usize) -> 
     (!wins_now).then_some((moves, pos))
 }
 
+/// A label: the solver's nodes and every column's exact score.
+type Label = (u64, Vec<Option<i32>>);
+
 /// Labels positions on `threads` threads, each with its own solver whose
 /// table is cleared before every position (so node counts do not depend on
 /// the order). `None` where the budget ran out.
@@ -227,10 +230,9 @@ fn label_all(
     budget: u64,
     table_log2: u32,
     threads: usize,
-) -> Result<Vec<Option<(u64, Vec<Option<i32>>)>>, String> {
+) -> Result<Vec<Option<Label>>, String> {
     let next = AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<(u64, Vec<Option<i32>>)>>> =
-        positions.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let results: Vec<std::sync::Mutex<Option<Label>>> = positions.iter().map(|_| std::sync::Mutex::new(None)).collect();
     let cfg = board();
     let mut solvers = Vec::new();
     for _ in 0..threads.max(1) {
