@@ -576,7 +576,12 @@ pub fn markdown(results: &[PlayerResult], order: &[String]) -> String {
         out += &format!("| {} |", r.name);
         for c in &cols {
             let t = r.get(c).cloned().unwrap_or_default();
-            out += &format!(" {:.2} |", t.ms_per_move());
+            let ms = t.ms_per_move();
+            out += &if ms < 1.0 {
+                format!(" {ms:.3} |")
+            } else {
+                format!(" {ms:.1} |")
+            };
         }
         out += "\n";
     }
