@@ -75,6 +75,8 @@ enum Command {
 enum BenchWhat {
     /// Load on a lobby server in another process: clients, matches/s, move latency percentiles.
     Lobby(c4sim::net::bench::LobbyArgs),
+    /// W/D/L mistakes and exact-best moves against the perfect solver on labelled 6×7 test sets.
+    Accuracy(c4sim::bench::accuracy::AccuracyArgs),
     /// Minimax time per move on fixed mid-game 7×6 positions, against plain negamax.
     Minimax {
         #[arg(long, default_value_t = 8)]
@@ -308,6 +310,7 @@ fn analyze(player: &str, board: &str, seed: u64) -> u8 {
 fn bench(what: BenchWhat) -> u8 {
     match what {
         BenchWhat::Lobby(args) => c4sim::net::bench::run(&args),
+        BenchWhat::Accuracy(args) => c4sim::bench::accuracy::run(&args),
         BenchWhat::Minimax {
             depth,
             positions,

@@ -4,12 +4,14 @@
 //!
 //! | module | measures |
 //! |---|---|
+//! | [`accuracy`] | players' mistakes against the perfect solver on labelled test sets |
 //! | [`referee`] | the referee and tournament engine against the same games in a plain loop |
 //! | [`minimax`] | minimax against plain negamax |
 //! | [`az`] | network inference, self-play and the player's search |
 //!
 //! `bench lobby` lives with the server in `net::bench`.
 
+pub mod accuracy;
 pub mod az;
 pub mod minimax;
 pub mod referee;

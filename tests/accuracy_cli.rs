@@ -1,0 +1,118 @@
+//! `c4sim bench accuracy` end to end, and the committed sets file against
+//! the solver.
+
+mod common;
+use c4sim::bench::accuracy::{judge, load_sets, set_names, DEFAULT_SETS, END, FORMAT, VERSION};
+use c4sim::game::openings::parse_move_string;
+use c4sim::solver::Solver;
+use common::*;
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn sets_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_SETS)
+}
+
+#[test]
+fn bench_prints_the_table_and_json_on_a_subset() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("accuracy.json");
+    let out = c4sim()
+        .args(["bench", "accuracy", "--sets"])
+        .arg(sets_path())
+        .args([
+            "--player",
+            "random",
+            "--player",
+            "{kind: minimax, depth: 2}",
+            "--limit",
+            "5",
+            "--json",
+        ])
+        .arg(&json)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for needle in [
+        "W/D/L mistakes",
+        "| begin-easy (5) |",
+        "| end-hard (5) |",
+        "| begin+middle (30) |",
+        "| all (45) |",
+        "| random |",
+        "| {kind: minimax, depth: 2} |",
+        "Exact-best moves",
+        "Time per move",
+    ] {
+        assert!(stdout.contains(needle), "no `{needle}` in:\n{stdout}");
+    }
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let players = v["players"].as_array().unwrap();
+    assert_eq!(players.len(), 2);
+    for p in players {
+        for set in set_names() {
+            assert_eq!(p["sets"][&set]["positions"], 5, "{set}");
+        }
+        let all = &p["sets"]["all"];
+        assert_eq!(all["positions"], 45);
+        let rate = all["mistake_rate"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&rate));
+        let se = all["mistake_se"].as_f64().unwrap();
+        assert!((se - (rate * (1.0 - rate) / 45.0).sqrt()).abs() < 1e-9);
+    }
+    // Minimax depth 2 sees every one-move threat; random does not.
+    let mm = players[1]["sets"]["all"]["mistakes"].as_u64().unwrap();
+    let random = players[0]["sets"]["all"]["mistakes"].as_u64().unwrap();
+    assert!(mm <= random, "minimax 2 {mm} mistakes, random {random}");
+}
+
+#[test]
+fn bench_refuses_unknown_sets_and_no_players() {
+    c4sim()
+        .args(["bench", "accuracy", "--sets"])
+        .arg(sets_path())
+        .args(["--player", "random", "--only", "begin-trivial"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no set `begin-trivial`"));
+    c4sim()
+        .args(["bench", "accuracy", "--sets"])
+        .arg(sets_path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--player"));
+}
+
+#[test]
+fn committed_sets_parse_and_agree_with_the_solver() {
+    let sets = load_sets(&sets_path()).unwrap();
+    assert_eq!(sets.header["format"], FORMAT);
+    assert_eq!(sets.header["version"], VERSION);
+    let per_set = sets.header["per_set"].as_u64().unwrap() as usize;
+    for name in set_names() {
+        let n = sets.positions.iter().filter(|p| p.set == name).count();
+        assert_eq!(n, per_set, "{name}");
+    }
+    for p in &sets.positions {
+        let moves = parse_move_string(&p.moves, 7).unwrap();
+        assert_eq!(moves.len(), p.ply);
+        assert_eq!(p.scores.len(), 7);
+        // Every playable column is labelled; no column wins at once.
+        let best_now = (42 + 1 - p.ply as i32) / 2;
+        assert!(p.scores.iter().flatten().all(|&s| s < best_now), "{}", p.moves);
+        let best = p.scores.iter().flatten().max().copied().unwrap();
+        let col = p.scores.iter().position(|&s| s == Some(best)).unwrap();
+        assert!(judge(&p.scores, col).exact_best);
+    }
+    // Re-label the three cheapest end positions from scratch.
+    let mut end: Vec<_> = sets.positions.iter().filter(|p| p.set.starts_with("end-")).collect();
+    assert!(end.iter().all(|p| (END.0..=END.1).contains(&p.ply)));
+    end.sort_by_key(|p| p.nodes);
+    let mut solver = Solver::new(c4sim::bench::accuracy::board(), 18).unwrap();
+    for p in end.iter().take(3) {
+        let pos = solver.position(&parse_move_string(&p.moves, 7).unwrap()).unwrap();
+        assert_eq!(solver.scores(&pos, Some(20_000_000)), p.scores, "{}", p.moves);
+    }
+}
