@@ -6,6 +6,7 @@
 //! |---|---|
 //! | [`referee`] | the referee and tournament engine against the same games in a plain loop |
 //! | [`minimax`] | minimax against plain negamax |
+//! | [`solver`] | the perfect solver by ply and on end/middle/begin sets (no baseline: absolute times) |
 //! | [`az`] | network inference, self-play and the player's search |
 //!
 //! `bench lobby` lives with the server in `net::bench`.
@@ -13,3 +14,4 @@
 pub mod az;
 pub mod minimax;
 pub mod referee;
+pub mod solver;
