@@ -7,6 +7,7 @@
 //! | [`accuracy`] | players' mistakes against the perfect solver on labelled test sets |
 //! | [`referee`] | the referee and tournament engine against the same games in a plain loop |
 //! | [`minimax`] | minimax against plain negamax |
+//! | [`solver`] | the perfect solver by ply and on end/middle/begin sets (no baseline: absolute times) |
 //! | [`az`] | network inference, self-play and the player's search |
 //!
 //! `bench lobby` lives with the server in `net::bench`.
@@ -15,3 +16,4 @@ pub mod accuracy;
 pub mod az;
 pub mod minimax;
 pub mod referee;
+pub mod solver;

@@ -1,89 +1,135 @@
-//! The transposition table: both bounds of a position's score, by key.
+//! The transposition table: both bounds of a position's score, by key, in
+//! one 8-byte word per entry that threads share without locks.
 //!
-//! Each entry holds the full 64-bit key (so a hit is never a collision) and a
-//! lower and an upper bound. Every bound stored is a true bound of the exact
-//! score, whatever window produced it, so bounds from different searches of
-//! the same position can be intersected on store: the null-window searches of
+//! The table has a prime number `p` of slots. A key goes to slot `key mod p`
+//! and the slot stores the quotient `key / p`: slot and quotient together
+//! give the key back, so a hit is never a collision (Pons' trick, with the
+//! quotient instead of the low bits, which needs no condition on `p` beyond
+//! `key / p` fitting the word). A word packs
+//! `(quotient + 1) << 14 | (lo + 64) << 7 | (hi + 64)`; 0 is an empty slot.
+//! Keys have `(rows + 1) × cols` bits; [`Table::new`] makes `p` large enough
+//! that every quotient fits 49 bits (6×7's 49-bit keys fit any size).
+//!
+//! Every bound stored is a true bound of the exact score, whatever window
+//! produced it, so bounds from different searches of the same position can be
+//! intersected on store: the null-window searches of
 //! [`Solver::solve`](super::Solver::solve) probe the same positions with
 //! different windows, and keeping the lower bound from one probe with the
 //! upper bound from another is what lets later probes stop at once. A
 //! different key in the slot is simply replaced (the newest entry is the one
 //! most likely to be needed again).
+//!
+//! Threads: each word is an `AtomicU64` read and written with relaxed
+//! ordering. A word is never torn, so a reader sees some thread's whole entry
+//! (a true bound of the key it names) or nothing; two threads merging into the
+//! same slot at once may lose one update, which costs only a re-search.
 
-/// A key no position has: each column's part of a key is below
-/// `2^(rows+1) - 1`, so no key has all of a column's bits set.
-const EMPTY: u64 = u64::MAX;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-#[derive(Clone, Copy)]
-struct Entry {
-    key: u64,
-    lo: i8,
-    hi: i8,
-}
+/// Bits of the quotient in a word.
+const QUOTIENT_BITS: u32 = 49;
 
 pub(crate) struct Table {
-    entries: Vec<Entry>,
-    shift: u32,
+    entries: Vec<AtomicU64>,
+    /// The prime number of slots.
+    p: u64,
+}
+
+/// The largest prime at most `n` (`n ≥ 2`).
+fn prime_at_most(n: u64) -> u64 {
+    let is_prime = |m: u64| m >= 2 && (2..).take_while(|d| d * d <= m).all(|d| m % d != 0);
+    (2..=n).rev().find(|&m| is_prime(m)).unwrap_or(2)
+}
+
+#[inline]
+fn encode(q: u64, lo: i32, hi: i32) -> u64 {
+    ((q + 1) << 14) | (((lo.clamp(-64, 63) + 64) as u64) << 7) | (hi.clamp(-64, 63) + 64) as u64
+}
+
+#[inline]
+fn decode_bounds(w: u64) -> (i32, i32) {
+    (((w >> 7) & 127) as i32 - 64, (w & 127) as i32 - 64)
 }
 
 impl Table {
-    /// `2^log2` entries of 16 bytes.
-    pub fn new(log2: u32) -> Table {
-        Table {
-            entries: vec![
-                Entry {
-                    key: EMPTY,
-                    lo: i8::MIN,
-                    hi: i8::MAX
-                };
-                1usize << log2
-            ],
-            shift: 64 - log2,
-        }
+    /// About `2^log2` slots of 8 bytes (the largest prime at most `2^log2`),
+    /// for keys of `key_bits` bits; grown if needed so quotients fit.
+    pub fn new(log2: u32, key_bits: u32) -> Table {
+        let log2 = log2.max(key_bits.saturating_sub(QUOTIENT_BITS) + 1).max(1);
+        let p = prime_at_most(1u64 << log2);
+        let mut entries = Vec::with_capacity(p as usize);
+        entries.resize_with(p as usize, || AtomicU64::new(0));
+        Table { entries, p }
     }
 
-    #[inline]
-    fn index(&self, key: u64) -> usize {
-        // Fibonacci hashing: keys of nearby positions differ in a few low
-        // bits of one column, which the multiply spreads to the top bits.
-        if self.shift == 64 {
-            return 0;
-        }
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
-    }
-
-    /// The (lower, upper) bounds stored for `key`.
+    /// The (lower, upper) bounds stored for `key`. Lower bounds of -64 and
+    /// upper ones of 63 mean "nothing known".
     #[inline]
     pub fn get(&self, key: u64) -> Option<(i32, i32)> {
-        let e = &self.entries[self.index(key)];
-        (e.key == key).then_some((e.lo as i32, e.hi as i32))
+        let (i, q) = (key % self.p, key / self.p);
+        // SAFETY-free: the index is below p, the vector's length.
+        let w = self.entries[i as usize].load(Relaxed);
+        (w >> 14 == q + 1).then(|| decode_bounds(w))
     }
 
     /// Records `lo <= score <= hi` for `key`, intersected with what the slot
     /// already knows about the same key.
     #[inline]
-    pub fn put(&mut self, key: u64, lo: i32, hi: i32) {
-        let i = self.index(key);
-        let e = &mut self.entries[i];
-        if e.key == key {
-            e.lo = e.lo.max(lo as i8);
-            e.hi = e.hi.min(hi as i8);
+    pub fn put(&self, key: u64, lo: i32, hi: i32) {
+        let (i, q) = (key % self.p, key / self.p);
+        let e = &self.entries[i as usize];
+        let w = e.load(Relaxed);
+        let (lo, hi) = if w >> 14 == q + 1 {
+            let (l, h) = decode_bounds(w);
+            (l.max(lo), h.min(hi))
         } else {
-            *e = Entry {
-                key,
-                lo: lo as i8,
-                hi: hi as i8,
-            };
-        }
+            (lo, hi)
+        };
+        e.store(encode(q, lo, hi), Relaxed);
     }
 
-    pub fn clear(&mut self) {
-        for e in &mut self.entries {
-            e.key = EMPTY;
+    pub fn clear(&self) {
+        for e in &self.entries {
+            e.store(0, Relaxed);
         }
     }
 
     pub fn len(&self) -> usize {
         self.entries.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn primes() {
+        assert_eq!(prime_at_most(2), 2);
+        assert_eq!(prime_at_most(16), 13);
+        assert_eq!(prime_at_most(1 << 10), 1021);
+    }
+
+    #[test]
+    fn bounds_round_trip_and_merge() {
+        let t = Table::new(4, 64);
+        assert!(t.len() >= 1 << 14);
+        let k = u64::MAX - 5;
+        assert_eq!(t.get(k), None);
+        t.put(k, -3, 63);
+        assert_eq!(t.get(k), Some((-3, 63)));
+        t.put(k, -64, 7);
+        assert_eq!(t.get(k), Some((-3, 7)));
+        // Another key in the same slot replaces it.
+        let k2 = k - t.p;
+        t.put(k2, 1, 2);
+        assert_eq!(t.get(k), None);
+        assert_eq!(t.get(k2), Some((1, 2)));
+        t.clear();
+        assert_eq!(t.get(k2), None);
+        let small = Table::new(3, 30);
+        assert_eq!(small.len(), 7);
+        small.put(0, -32, 32);
+        assert_eq!(small.get(0), Some((-32, 32)));
     }
 }

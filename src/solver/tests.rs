@@ -204,6 +204,7 @@ fn every_technique_gives_the_same_scores() {
         for order in orders {
             let tech = Techniques {
                 null_window: bits & 1 != 0,
+                aspiration: bits & 5 == 5,
                 non_losing: bits & 2 != 0,
                 table: bits & 4 != 0,
                 symmetry: bits & 8 != 0,
@@ -635,5 +636,34 @@ fn time_hard_positions() {
             s.nodes() as f64 / secs / 1e6
         );
         assert_eq!(v, Some(expected));
+    }
+}
+
+/// Times `scores_threaded` on the lines of `SOLVER_LINES` (Pons' notation,
+/// comma-separated; "" is the empty board) with `SOLVER_THREADS` threads and
+/// a table of `2^SOLVER_LOG2` entries; `SOLVER_ETC=0` turns the enhanced
+/// transposition cutoffs off.
+#[test]
+#[ignore]
+fn time_lines() {
+    let var = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
+    let log2: u32 = var("SOLVER_LOG2", "24").parse().unwrap();
+    let threads: usize = var("SOLVER_THREADS", "2").parse().unwrap();
+    let mut s = Solver::new(BoardConfig::default(), log2).unwrap();
+    let mut tech = Techniques::ALL;
+    tech.etc = var("SOLVER_ETC", "1") == "1";
+    tech.aspiration = var("SOLVER_ASP", "1") == "1";
+    s.set_techniques(tech);
+    for line in var("SOLVER_LINES", "44").split(',') {
+        s.reset_stats();
+        let t = std::time::Instant::now();
+        let p = s.position(&pons(line)).unwrap();
+        let v = s.scores_threaded(&p, None, threads);
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "{line:>6}: {v:?} {} nodes {secs:.2} s {:.1} Mnodes/s",
+            s.nodes(),
+            s.nodes() as f64 / secs / 1e6
+        );
     }
 }
