@@ -78,29 +78,7 @@ enum BenchWhat {
     /// W/D/L mistakes and exact-best moves against the perfect solver on labelled 6×7 test sets.
     Accuracy(c4sim::bench::accuracy::AccuracyArgs),
     /// The perfect solver on 6×7 without a book: time and nodes/s by ply (0 to 20), and positions/s on end/middle/begin sets split easy/medium/hard.
-    Solver {
-        /// Seeded positions per ply.
-        #[arg(long, default_value_t = 5)]
-        per_ply: usize,
-        #[arg(long, default_value_t = 0)]
-        min_ply: usize,
-        #[arg(long, default_value_t = 20)]
-        max_ply: usize,
-        /// Positions per set (end 28–34, middle 14–27, begin 8–13 plies), split in thirds by nodes.
-        #[arg(long, default_value_t = 30)]
-        set_size: usize,
-        /// Transposition table of about 2^N entries of 8 bytes.
-        #[arg(long, default_value_t = 24)]
-        table_log2: u32,
-        /// Node budget per position; past it the position counts as capped.
-        #[arg(long, default_value_t = 2_000_000_000)]
-        budget: u64,
-        /// Timings per position (median kept).
-        #[arg(long, default_value_t = 1)]
-        rounds: usize,
-        #[arg(long, default_value_t = 2024)]
-        seed: u64,
-    },
+    Solver(c4sim::bench::solver::SolverBenchOptions),
     /// Minimax time per move on fixed mid-game 7×6 positions, against plain negamax.
     Minimax {
         #[arg(long, default_value_t = 8)]
@@ -335,26 +313,7 @@ fn bench(what: BenchWhat) -> u8 {
     match what {
         BenchWhat::Lobby(args) => c4sim::net::bench::run(&args),
         BenchWhat::Accuracy(args) => c4sim::bench::accuracy::run(&args),
-        BenchWhat::Solver {
-            per_ply,
-            min_ply,
-            max_ply,
-            set_size,
-            table_log2,
-            budget,
-            rounds,
-            seed,
-        } => {
-            let o = c4sim::bench::solver::SolverBenchOptions {
-                per_ply,
-                min_ply,
-                max_ply,
-                set_size,
-                table_log2,
-                budget,
-                rounds,
-                seed,
-            };
+        BenchWhat::Solver(o) => {
             bench_exit(c4sim::bench::solver::solver_bench(&o, &mut std::io::stdout()).map_err(|e| e.to_string()))
         }
         BenchWhat::Minimax {

@@ -549,42 +549,33 @@ pub fn markdown(results: &[PlayerResult], order: &[String]) -> String {
         s += &"---:|".repeat(cols.len());
         s + "\n"
     };
-    let mut out = String::new();
-    out += "W/D/L mistakes, % ± standard error (positions per set in brackets):\n\n";
-    out += &head("player");
-    for r in results {
-        out += &format!("| {} |", r.name);
-        for c in &cols {
-            let t = r.get(c).cloned().unwrap_or_default();
-            out += &format!(" {:.1} ± {:.1} |", 100.0 * t.mistake_rate(), 100.0 * t.mistake_se());
+    // One table: a row per player, a cell per set from its tally.
+    let table = |title: &str, cell: &dyn Fn(&Tally) -> String| {
+        let mut s = format!("{title}\n\n{}", head("player"));
+        for r in results {
+            s += &format!("| {} |", r.name);
+            for c in &cols {
+                s += &format!(" {} |", cell(&r.get(c).cloned().unwrap_or_default()));
+            }
+            s += "\n";
         }
-        out += "\n";
-    }
-    out += "\nExact-best moves, %:\n\n";
-    out += &head("player");
-    for r in results {
-        out += &format!("| {} |", r.name);
-        for c in &cols {
-            let t = r.get(c).cloned().unwrap_or_default();
-            out += &format!(" {:.1} |", 100.0 * t.exact_rate());
+        s
+    };
+    let mut out = table(
+        "W/D/L mistakes, % ± standard error (positions per set in brackets):",
+        &|t| format!("{:.1} ± {:.1}", 100.0 * t.mistake_rate(), 100.0 * t.mistake_se()),
+    );
+    out += "\n";
+    out += &table("Exact-best moves, %:", &|t| format!("{:.1}", 100.0 * t.exact_rate()));
+    out += "\n";
+    out += &table("Time per move, ms (mean):", &|t| {
+        let ms = t.ms_per_move();
+        if ms < 1.0 {
+            format!("{ms:.3}")
+        } else {
+            format!("{ms:.1}")
         }
-        out += "\n";
-    }
-    out += "\nTime per move, ms (mean):\n\n";
-    out += &head("player");
-    for r in results {
-        out += &format!("| {} |", r.name);
-        for c in &cols {
-            let t = r.get(c).cloned().unwrap_or_default();
-            let ms = t.ms_per_move();
-            out += &if ms < 1.0 {
-                format!(" {ms:.3} |")
-            } else {
-                format!(" {ms:.1} |")
-            };
-        }
-        out += "\n";
-    }
+    });
     out
 }
 
@@ -700,67 +691,29 @@ fn display_name(spec: &str, name: &str) -> String {
 mod tests {
     use super::*;
 
+    fn verdict(mistake: bool, exact_best: bool) -> Verdict {
+        Verdict { mistake, exact_best }
+    }
+
     #[test]
     fn judge_classes_and_exact_best() {
         // Column 2 wins fastest, column 3 wins slower, 1 draws, 0 loses, 4 full.
         let s = [Some(-3), Some(0), Some(5), Some(2), None, Some(-1), Some(-8)];
-        assert_eq!(
-            judge(&s, 2),
-            Verdict {
-                mistake: false,
-                exact_best: true
-            }
-        );
-        assert_eq!(
-            judge(&s, 3),
-            Verdict {
-                mistake: false,
-                exact_best: false
-            }
-        );
-        assert_eq!(
-            judge(&s, 1),
-            Verdict {
-                mistake: true,
-                exact_best: false
-            }
-        );
-        assert_eq!(
-            judge(&s, 0),
-            Verdict {
-                mistake: true,
-                exact_best: false
-            }
-        );
+        assert_eq!(judge(&s, 2), verdict(false, true));
+        assert_eq!(judge(&s, 3), verdict(false, false));
+        assert_eq!(judge(&s, 1), verdict(true, false));
+        assert_eq!(judge(&s, 0), verdict(true, false));
         // A full column or one off the board is a mistake.
         assert!(judge(&s, 4).mistake);
         assert!(judge(&s, usize::MAX).mistake);
         // When the best is a draw, a loss is a mistake and another draw is not.
         let d = [Some(0), Some(-2), Some(0)];
-        assert_eq!(
-            judge(&d, 2),
-            Verdict {
-                mistake: false,
-                exact_best: true
-            }
-        );
+        assert_eq!(judge(&d, 2), verdict(false, true));
         assert!(judge(&d, 1).mistake);
         // When every move loses, none is a W/D/L mistake; the slowest loss is exact.
         let l = [Some(-5), Some(-2)];
-        assert_eq!(
-            judge(&l, 0),
-            Verdict {
-                mistake: false,
-                exact_best: false
-            }
-        );
-        assert_eq!(
-            judge(&l, 1),
-            Verdict {
-                mistake: false,
-                exact_best: true
-            }
-        );
+        assert_eq!(judge(&l, 0), verdict(false, false));
+        assert_eq!(judge(&l, 1), verdict(false, true));
     }
 
     #[test]
@@ -780,22 +733,10 @@ mod tests {
             });
         }
         assert_eq!(scores[0], Some(18), "a win with one's 4th piece scores 22 - 4");
-        assert_eq!(
-            judge(&scores, 0),
-            Verdict {
-                mistake: false,
-                exact_best: true
-            }
-        );
+        assert_eq!(judge(&scores, 0), verdict(false, true));
         for c in 2..7 {
             assert!(scores[c] < Some(0), "column {c}: the opponent wins with its next move");
-            assert_eq!(
-                judge(&scores, c),
-                Verdict {
-                    mistake: true,
-                    exact_best: false
-                }
-            );
+            assert_eq!(judge(&scores, c), verdict(true, false));
         }
     }
 

@@ -24,22 +24,30 @@ use rand_chacha::ChaCha8Rng;
 use std::io::{self, Write};
 use std::time::Instant;
 
-/// What `c4sim bench solver` runs.
-#[derive(Clone, Debug)]
+/// What `c4sim bench solver` runs (its command-line flags).
+#[derive(Clone, Debug, clap::Args)]
 pub struct SolverBenchOptions {
-    /// Positions per ply in the per-ply table.
+    /// Seeded positions per ply in the per-ply table.
+    #[arg(long, default_value_t = 5)]
     pub per_ply: usize,
     /// The plies of the per-ply table (inclusive).
+    #[arg(long, default_value_t = 0)]
     pub min_ply: usize,
+    #[arg(long, default_value_t = 20)]
     pub max_ply: usize,
-    /// Positions per set (end, middle, begin), split in thirds by nodes.
+    /// Positions per set (end 28–34, middle 14–27, begin 8–13 plies), split in thirds by nodes.
+    #[arg(long, default_value_t = 30)]
     pub set_size: usize,
-    /// Table of about `2^table_log2` entries (8 bytes each).
+    /// Transposition table of about 2^N entries of 8 bytes.
+    #[arg(long, default_value_t = 24)]
     pub table_log2: u32,
-    /// Node budget per solve; past it the position is "capped".
+    /// Node budget per position; past it the position counts as capped.
+    #[arg(long, default_value_t = 2_000_000_000)]
     pub budget: u64,
     /// Timings per position (the median is kept).
+    #[arg(long, default_value_t = 1)]
     pub rounds: usize,
+    #[arg(long, default_value_t = 2024)]
     pub seed: u64,
 }
 
