@@ -269,20 +269,9 @@ pub struct MadeSets {
     pub seconds: f64,
 }
 
-/// Generates and labels `per_set` positions for each of the nine sets.
+/// Generates and labels `per_set` positions for each set of `groups`
+/// ([`GROUPS`]: all nine).
 pub fn make_sets(
-    per_set: usize,
-    seed: u64,
-    budget: u64,
-    table_log2: u32,
-    threads: usize,
-    progress: &mut dyn Write,
-) -> Result<MadeSets, String> {
-    make_groups(&GROUPS, per_set, seed, budget, table_log2, threads, progress)
-}
-
-/// [`make_sets`] for some of the groups.
-fn make_groups(
     groups: &[(&str, (usize, usize))],
     per_set: usize,
     seed: u64,
@@ -616,6 +605,7 @@ fn run_inner(args: &AccuracyArgs) -> Result<(), (u8, String)> {
     let failed = |e: String| (1u8, e);
     if args.make_sets {
         let made = make_sets(
+            &GROUPS,
             args.per_set.max(1),
             args.seed,
             args.budget,
@@ -744,8 +734,8 @@ mod tests {
     fn generated_sets_are_deterministic_and_labelled() {
         let mut sink = Vec::new();
         // The end group only: the fast one in a debug build.
-        let a = make_groups(&[("end", END)], 2, 7, 50_000_000, 16, 2, &mut sink).unwrap();
-        let b = make_groups(&[("end", END)], 2, 7, 50_000_000, 16, 1, &mut sink).unwrap();
+        let a = make_sets(&[("end", END)], 2, 7, 50_000_000, 16, 2, &mut sink).unwrap();
+        let b = make_sets(&[("end", END)], 2, 7, 50_000_000, 16, 1, &mut sink).unwrap();
         assert_eq!(a.sets.positions, b.sets.positions);
         assert_eq!(a.sets.positions.len(), 6);
         let names = [
