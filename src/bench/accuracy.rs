@@ -618,10 +618,10 @@ fn run_inner(args: &AccuracyArgs) -> Result<(), (u8, String)> {
         let mut counts = String::new();
         for name in set_names() {
             let n = made.sets.positions.iter().filter(|p| p.set == name).count();
-            counts += &format!(" {name} {n};");
+            counts += &format!("{name} {n}; ");
         }
         println!(
-            "{}: {} positions ({counts} {} dropped without a W/D/L choice, {} skipped over the budget of {} nodes), \
+            "{}: {} positions ({counts}{} dropped without a W/D/L choice, {} skipped over the budget of {} nodes), \
              labelled in {:.0} s on {} threads",
             args.sets.display(),
             made.sets.positions.len(),
