@@ -580,8 +580,9 @@ impl Solver {
         let mut max = (cells - 1 - n) / 2;
 
         let key = if tech.symmetry { pos.symmetric_key() } else { pos.key() };
+        let slot = self.table.slot(key);
         if tech.table {
-            if let Some((lo, hi)) = self.table.get(key) {
+            if let Some((lo, hi)) = self.table.get_at(slot) {
                 if alpha < lo {
                     alpha = lo;
                     if alpha >= beta {
@@ -662,7 +663,7 @@ impl Solver {
             }
             if s >= beta {
                 if tech.table {
-                    self.table.put(key, s, NO_HI);
+                    self.table.put_at(slot, s, NO_HI);
                 }
                 return s;
             }
@@ -674,7 +675,7 @@ impl Solver {
             // A child inside the window makes alpha exact; else it is only
             // an upper bound.
             let lo = if alpha > alpha0 { alpha } else { NO_LO };
-            self.table.put(key, lo, alpha);
+            self.table.put_at(slot, lo, alpha);
         }
         alpha
     }
