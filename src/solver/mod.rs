@@ -50,11 +50,13 @@
 //! A node budget bounds any call: past it the answer is `None`, never a guess,
 //! and nothing half-searched enters the table.
 
+pub mod book;
 mod position;
 mod table;
 #[cfg(test)]
 mod tests;
 
+pub use book::Book;
 pub use position::{centre_order, Pos};
 
 use crate::game::{Board, BoardConfig};
