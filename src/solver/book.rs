@@ -47,6 +47,13 @@ impl Book {
         }
     }
 
+    /// The same entries, for positions of fewer than `depth` plies (every
+    /// entry stays true; a deeper book only needs more).
+    pub fn with_depth(mut self, depth: u32) -> Book {
+        self.depth = depth;
+        self
+    }
+
     pub fn depth(&self) -> u32 {
         self.depth
     }
