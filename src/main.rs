@@ -64,10 +64,34 @@ enum Command {
     Serve(c4sim::net::cli::ServeArgs),
     /// Join a lobby server with c4sim players as clients: `mode: join` without a file.
     Join(c4sim::net::cli::JoinArgs),
+    /// The perfect solver's opening book.
+    Book {
+        #[command(subcommand)]
+        what: BookWhat,
+    },
     /// Measure performance against a baseline in the same run.
     Bench {
         #[command(subcommand)]
         what: BenchWhat,
+    },
+}
+
+#[derive(Subcommand)]
+enum BookWhat {
+    /// Build (or resume) the 6×7 book: the best exact move in every position a solver player meets in its first plies.
+    Build {
+        /// Entries for positions of fewer than this many plies.
+        #[arg(long, default_value_t = 8)]
+        plies: u32,
+        #[arg(long, default_value = "models/solver-book-6x7.bin")]
+        out: PathBuf,
+        #[arg(long, default_value_t = 25)]
+        table_log2: u32,
+        /// Seconds between saves.
+        #[arg(long, default_value_t = 30)]
+        save_every: u64,
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
     },
 }
 
@@ -221,6 +245,25 @@ fn main() -> ExitCode {
         },
         Command::Analyze { player, board, seed } => analyze(&player, &board, seed),
         Command::Bench { what } => bench(what),
+        Command::Book {
+            what:
+                BookWhat::Build {
+                    plies,
+                    out,
+                    table_log2,
+                    save_every,
+                    threads,
+                },
+        } => {
+            let o = c4sim::bench::book::BookBuildOptions {
+                plies,
+                out,
+                table_log2,
+                save_every: std::time::Duration::from_secs(save_every),
+                threads,
+            };
+            bench_exit(c4sim::bench::book::build_book(&o, &mut std::io::stderr()).map(|_| ()))
+        }
         Command::Serve(args) => exit_code(c4sim::net::cli::serve(&args)),
         Command::Join(args) => exit_code(c4sim::net::cli::join(&args)),
     };

@@ -10,10 +10,13 @@
 //! | [`solver`] | the perfect solver by ply and on end/middle/begin sets (no baseline: absolute times) |
 //! | [`az`] | network inference, self-play and the player's search |
 //!
+//! [`book`] holds the shell of `c4sim book build` (the solver's opening book).
+//!
 //! `bench lobby` lives with the server in `net::bench`.
 
 pub mod accuracy;
 pub mod az;
+pub mod book;
 pub mod minimax;
 pub mod referee;
 pub mod solver;

@@ -50,15 +50,18 @@
 //! A node budget bounds any call: past it the answer is `None`, never a guess,
 //! and nothing half-searched enters the table.
 
+pub mod book;
 mod position;
 mod table;
 #[cfg(test)]
 mod tests;
 
+pub use book::Book;
 pub use position::{centre_order, Pos};
 
 use crate::game::{Board, BoardConfig};
 use position::{Geometry, MAX_COLS};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use table::Table;
 
@@ -152,6 +155,11 @@ pub struct Solver {
     /// The search stops when `nodes` reaches this.
     limit: u64,
     aborted: bool,
+    /// Set by another thread when the column this solver searches is
+    /// already known ([`Solver::scores_threaded`]); checked every 4096 nodes.
+    cancel: Option<Arc<AtomicBool>>,
+    /// The last abort came from `cancel`, not the budget.
+    cancelled: bool,
 }
 
 impl std::fmt::Debug for Solver {
@@ -184,6 +192,8 @@ impl Solver {
             nodes: 0,
             limit: u64::MAX,
             aborted: false,
+            cancel: None,
+            cancelled: false,
         })
     }
 
@@ -353,7 +363,11 @@ impl Solver {
 
     /// [`Solver::scores`] on `threads` threads (1 is the plain call): columns
     /// go to the next free thread, centre first, and all threads share this
-    /// solver's table (lock-free), so what one proves the others reuse.
+    /// solver's table (lock-free), so what one proves the others reuse. A
+    /// thread with no column left helps with one still being searched
+    /// (Lazy SMP: the same column with the other probe sequence, see
+    /// [`Techniques::aspiration`], filling the shared table with other
+    /// bounds); the first to finish gives the score and stops the others.
     /// `budget` is the whole call's, split evenly between the threads.
     pub fn scores_threaded(&mut self, pos: &Pos, budget: Option<u64>, threads: usize) -> Vec<Option<i32>> {
         use std::sync::atomic::{AtomicUsize, Ordering};
@@ -370,14 +384,35 @@ impl Solver {
             .collect();
         let next = AtomicUsize::new(0);
         let results = Mutex::new(vec![None; self.geo.cols as usize]);
+        let done: Vec<Arc<AtomicBool>> = (0..self.geo.cols).map(|_| Arc::new(AtomicBool::new(false))).collect();
         let mut helpers: Vec<Solver> = (1..threads).map(|_| self.helper()).collect();
         let work = |s: &mut Solver| {
             s.start_budget(share);
+            let tech = s.tech;
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&col) = order.get(i) else { break };
+                let (col, helping) = match order.get(i) {
+                    Some(&c) => (c, false),
+                    None => match order.iter().find(|&&c| !done[c as usize].load(Relaxed)) {
+                        Some(&c) if !s.aborted => (c, true),
+                        _ => break,
+                    },
+                };
+                if helping {
+                    s.tech.aspiration = !tech.aspiration;
+                }
+                s.cancel = Some(Arc::clone(&done[col as usize]));
                 let v = s.column_score(pos, col);
-                results.lock().unwrap()[col as usize] = v;
+                s.cancel = None;
+                s.tech = tech;
+                if s.cancelled {
+                    s.cancelled = false;
+                    s.aborted = false;
+                    continue;
+                }
+                if !done[col as usize].swap(true, Relaxed) {
+                    results.lock().unwrap()[col as usize] = v;
+                }
             }
         };
         std::thread::scope(|scope| {
@@ -401,6 +436,8 @@ impl Solver {
             nodes: 0,
             limit: u64::MAX,
             aborted: false,
+            cancel: None,
+            cancelled: false,
         }
     }
 
@@ -546,6 +583,11 @@ impl Solver {
             self.aborted = true;
             return 0;
         }
+        if self.nodes & 4095 == 0 && self.cancel.as_ref().is_some_and(|c| c.load(Relaxed)) {
+            self.aborted = true;
+            self.cancelled = true;
+            return 0;
+        }
         let g = &self.geo;
         let tech = self.tech;
         let (cells, n) = (g.cells as i32, pos.moves as i32);
@@ -580,8 +622,9 @@ impl Solver {
         let mut max = (cells - 1 - n) / 2;
 
         let key = if tech.symmetry { pos.symmetric_key() } else { pos.key() };
+        let slot = self.table.slot(key);
         if tech.table {
-            if let Some((lo, hi)) = self.table.get(key) {
+            if let Some((lo, hi)) = self.table.get_at(slot) {
                 if alpha < lo {
                     alpha = lo;
                     if alpha >= beta {
@@ -662,7 +705,7 @@ impl Solver {
             }
             if s >= beta {
                 if tech.table {
-                    self.table.put(key, s, NO_HI);
+                    self.table.put_at(slot, s, NO_HI);
                 }
                 return s;
             }
@@ -674,7 +717,7 @@ impl Solver {
             // A child inside the window makes alpha exact; else it is only
             // an upper bound.
             let lo = if alpha > alpha0 { alpha } else { NO_LO };
-            self.table.put(key, lo, alpha);
+            self.table.put_at(slot, lo, alpha);
         }
         alpha
     }

@@ -33,6 +33,16 @@ pub(crate) struct Table {
     entries: Vec<AtomicU64>,
     /// The prime number of slots.
     p: u64,
+    /// `floor(2^64 / p) + 1`: `key * magic >> 64` is `key / p` or one more
+    /// (see [`Table::slot`]), a multiply instead of a division.
+    magic: u64,
+}
+
+/// Where a key lives: its slot and the quotient stored there.
+#[derive(Clone, Copy)]
+pub(crate) struct Slot {
+    index: usize,
+    q: u64,
 }
 
 /// The largest prime at most `n` (`n ≥ 2`).
@@ -59,25 +69,55 @@ impl Table {
         let p = prime_at_most(1u64 << log2);
         let mut entries = Vec::with_capacity(p as usize);
         entries.resize_with(p as usize, || AtomicU64::new(0));
-        Table { entries, p }
+        Table {
+            entries,
+            p,
+            magic: (u64::MAX / p).wrapping_add(1),
+        }
+    }
+
+    /// `key mod p` and `key / p` without a division: with `magic` above
+    /// `2^64 / p` by less than 1, `key * magic / 2^64` exceeds `key / p` by
+    /// less than `key / 2^64 < 1`, so its floor is the quotient or one more.
+    #[inline]
+    pub fn slot(&self, key: u64) -> Slot {
+        let mut q = ((key as u128 * self.magic as u128) >> 64) as u64;
+        if q as u128 * self.p as u128 > key as u128 {
+            q -= 1;
+        }
+        Slot {
+            index: (key - q * self.p) as usize,
+            q,
+        }
     }
 
     /// The (lower, upper) bounds stored for `key`. Lower bounds of -64 and
     /// upper ones of 63 mean "nothing known".
     #[inline]
     pub fn get(&self, key: u64) -> Option<(i32, i32)> {
-        let (i, q) = (key % self.p, key / self.p);
-        // SAFETY-free: the index is below p, the vector's length.
-        let w = self.entries[i as usize].load(Relaxed);
-        (w >> 14 == q + 1).then(|| decode_bounds(w))
+        self.get_at(self.slot(key))
+    }
+
+    /// [`Table::get`] for a key whose slot is known.
+    #[inline]
+    pub fn get_at(&self, s: Slot) -> Option<(i32, i32)> {
+        let w = self.entries[s.index].load(Relaxed);
+        (w >> 14 == s.q + 1).then(|| decode_bounds(w))
     }
 
     /// Records `lo <= score <= hi` for `key`, intersected with what the slot
     /// already knows about the same key.
     #[inline]
+    #[cfg(test)]
     pub fn put(&self, key: u64, lo: i32, hi: i32) {
-        let (i, q) = (key % self.p, key / self.p);
-        let e = &self.entries[i as usize];
+        self.put_at(self.slot(key), lo, hi)
+    }
+
+    /// [`Table::put`] for a key whose slot is known.
+    #[inline]
+    pub fn put_at(&self, s: Slot, lo: i32, hi: i32) {
+        let Slot { index: i, q } = s;
+        let e = &self.entries[i];
         let w = e.load(Relaxed);
         let (lo, hi) = if w >> 14 == q + 1 {
             let (l, h) = decode_bounds(w);
@@ -102,6 +142,24 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slots_divide_exactly() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for log2 in [1, 3, 10, 17, 24] {
+            let t = Table::new(log2, 20);
+            for k in (0..2000u64).chain([u64::MAX, u64::MAX - 1, t.p, t.p - 1, t.p + 1]) {
+                let k = if k < 2000 {
+                    rng.gen::<u64>() >> rng.gen_range(0..64)
+                } else {
+                    k
+                };
+                let s = t.slot(k);
+                assert_eq!((s.index as u64, s.q), (k % t.p, k / t.p), "{k} mod {}", t.p);
+            }
+        }
+    }
 
     #[test]
     fn primes() {

@@ -1,0 +1,274 @@
+//! An opening book: the best exact move (and its score) for every position a
+//! solver player can meet up to a depth, as either colour. Pure: building
+//! (the slow solving, progress, files) is the caller's; this module holds
+//! the entries, says which positions still need one, and reads and writes
+//! the bytes.
+//!
+//! # What it holds
+//! A player only meets the positions reached by its own book moves and any
+//! opponent's moves, so the book follows its own moves: at a position where
+//! the player is to move it holds one entry and follows that move; where the
+//! opponent is to move it follows every legal move. Both colours: the
+//! player moves at even plies in one walk and at odd plies in the other.
+//! Positions with fewer than `depth` plies played get entries.
+//!
+//! Entries are keyed by the position's symmetric key, so a position and its
+//! mirror share one; the column is stored for the orientation with the
+//! smaller key and mirrored back on lookup.
+//!
+//! # Bytes
+//! `c4sim-solver-book 1 ROWS COLS WIN DEPTH COUNT\n`, then COUNT entries
+//! sorted by key, each 10 bytes: the key (8, little-endian), the column (1)
+//! and the score (1, signed).
+
+use super::{Pos, Solver};
+use std::collections::BTreeMap;
+
+const MAGIC: &str = "c4sim-solver-book 1";
+
+/// See the module doc.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Book {
+    /// (rows, cols, win_length).
+    shape: (u8, u8, u8),
+    depth: u32,
+    entries: BTreeMap<u64, (u8, i8)>,
+}
+
+impl Book {
+    /// An empty book for `solver`'s board, for positions of fewer than
+    /// `depth` plies.
+    pub fn new(solver: &Solver, depth: u32) -> Book {
+        let c = solver.config();
+        Book {
+            shape: (c.rows as u8, c.cols as u8, c.win_length as u8),
+            depth,
+            entries: BTreeMap::new(),
+        }
+    }
+
+    /// The same entries, for positions of fewer than `depth` plies (every
+    /// entry stays true; a deeper book only needs more).
+    pub fn with_depth(mut self, depth: u32) -> Book {
+        self.depth = depth;
+        self
+    }
+
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn check(&self, pos: &Pos) {
+        assert_eq!(pos.shape, self.shape, "a book position of another board shape");
+    }
+
+    /// Whether the position's own key is the stored orientation.
+    fn canonical(pos: &Pos) -> bool {
+        pos.key() <= pos.mcurrent + pos.mmask
+    }
+
+    /// The best move (column from 0) and exact score for `pos`, if the book
+    /// has it.
+    pub fn lookup(&self, pos: &Pos) -> Option<(usize, i32)> {
+        self.check(pos);
+        let &(col, score) = self.entries.get(&pos.symmetric_key())?;
+        let col = if Book::canonical(pos) {
+            col
+        } else {
+            self.shape.1 - 1 - col
+        };
+        Some((col as usize, score as i32))
+    }
+
+    /// Records `col` (scoring `score`) as the best move in `pos`.
+    pub fn insert(&mut self, pos: &Pos, col: usize, score: i32) {
+        self.check(pos);
+        let c = col as u8;
+        let stored = if Book::canonical(pos) { c } else { self.shape.1 - 1 - c };
+        self.entries.insert(pos.symmetric_key(), (stored, score as i8));
+    }
+
+    /// The positions the book still needs, in a fixed order (by walk, then
+    /// breadth first, columns left to right): those a player following the
+    /// book meets with fewer than `depth` plies played and no entry. Empty
+    /// when the book is complete. Also returns how many positions the walk
+    /// met that have entries.
+    pub fn missing(&self, solver: &Solver) -> (Vec<Pos>, usize) {
+        let cols = solver.config().cols;
+        let mut todo = Vec::new();
+        let mut todo_keys = std::collections::HashSet::new();
+        let mut known = std::collections::HashSet::new();
+        for parity in 0..2u32 {
+            let mut layer = vec![solver.start()];
+            let mut seen = std::collections::HashSet::new();
+            for _ in 0..self.depth {
+                let mut next = Vec::new();
+                for p in layer {
+                    if !seen.insert(p.symmetric_key()) {
+                        continue;
+                    }
+                    let mine = p.moves % 2 == parity;
+                    let follow: Vec<usize> = if mine {
+                        if (0..cols).any(|c| solver.is_winning_move(&p, c)) {
+                            // A win at once needs no book.
+                            continue;
+                        }
+                        match self.lookup(&p) {
+                            Some((c, _)) => {
+                                known.insert(p.symmetric_key());
+                                vec![c]
+                            }
+                            None => {
+                                if todo_keys.insert(p.symmetric_key()) {
+                                    todo.push(p);
+                                }
+                                continue;
+                            }
+                        }
+                    } else {
+                        (0..cols).filter(|&c| solver.can_play(&p, c)).collect()
+                    };
+                    for c in follow {
+                        // A move that ends the game leads nowhere.
+                        if let Ok(child) = solver.play(&p, c) {
+                            next.push(child);
+                        }
+                    }
+                }
+                layer = next;
+            }
+        }
+        (todo, known.len())
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let (r, c, w) = self.shape;
+        let mut out = format!("{MAGIC} {r} {c} {w} {} {}\n", self.depth, self.entries.len()).into_bytes();
+        for (&k, &(col, score)) in &self.entries {
+            out.extend_from_slice(&k.to_le_bytes());
+            out.push(col);
+            out.push(score as u8);
+        }
+        out
+    }
+
+    /// Reads [`Book::to_bytes`]' output for `solver`'s board.
+    pub fn from_bytes(solver: &Solver, bytes: &[u8]) -> Result<Book, String> {
+        let nl = bytes
+            .iter()
+            .position(|&b| b == b'\n')
+            .ok_or("not a solver book: no header line")?;
+        let header = std::str::from_utf8(&bytes[..nl]).map_err(|_| "not a solver book: header is not text")?;
+        let rest = header
+            .strip_prefix(MAGIC)
+            .ok_or_else(|| format!("not a solver book (version 1): {header:?}"))?;
+        let nums: Vec<u64> = rest
+            .split_whitespace()
+            .map(|t| t.parse::<u64>().map_err(|_| format!("bad header field {t:?}")))
+            .collect::<Result<_, _>>()?;
+        let [r, c, w, depth, count] = nums[..] else {
+            return Err(format!("the header needs 5 numbers, got {header:?}"));
+        };
+        let mut book = Book::new(solver, depth as u32);
+        if (r, c, w) != (book.shape.0 as u64, book.shape.1 as u64, book.shape.2 as u64) {
+            return Err(format!(
+                "the book is for {r}x{c} (win {w}), the solver's board is {}",
+                solver.config()
+            ));
+        }
+        let body = &bytes[nl + 1..];
+        if body.len() as u64 != count * 10 {
+            return Err(format!(
+                "the book should hold {count} entries ({} bytes), it has {} bytes",
+                count * 10,
+                body.len()
+            ));
+        }
+        for e in body.chunks_exact(10) {
+            let key = u64::from_le_bytes(e[..8].try_into().unwrap());
+            if e[8] as u64 >= c {
+                return Err(format!("an entry's column {} is off the board", e[8]));
+            }
+            book.entries.insert(key, (e[8], e[9] as i8));
+        }
+        Ok(book)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::BoardConfig;
+
+    fn small() -> Solver {
+        Solver::new(BoardConfig::new(4, 5, 3).unwrap(), 12).unwrap()
+    }
+
+    /// Fills the book the way a builder does, solving every missing position.
+    fn build(s: &mut Solver, depth: u32) -> Book {
+        let mut b = Book::new(s, depth);
+        loop {
+            let (todo, _) = b.missing(s);
+            if todo.is_empty() {
+                return b;
+            }
+            for p in todo {
+                let (c, v) = s.best_move(&p, None).unwrap();
+                b.insert(&p, c, v);
+            }
+        }
+    }
+
+    #[test]
+    fn a_built_book_gives_the_solvers_moves_and_survives_bytes() {
+        let mut s = small();
+        let b = build(&mut s, 5);
+        assert!(!b.is_empty());
+        assert!(b.missing(&s).0.is_empty());
+        let again = Book::from_bytes(&s, &b.to_bytes()).unwrap();
+        assert_eq!(again, b);
+        // Every position the walk meets, and its mirror, answers the solver's
+        // own best move.
+        let p = s.start();
+        assert_eq!(b.lookup(&p), s.best_move(&p, None));
+        for line in [vec![0], vec![4], vec![1, 2], vec![3, 2]] {
+            let p = s.position(&line).unwrap();
+            if let Some((c, v)) = b.lookup(&p) {
+                let (bc, bv) = s.best_move(&p, None).unwrap();
+                assert_eq!(v, bv, "{line:?}");
+                // The book's column scores the best score too (ties may differ
+                // by orientation).
+                assert_eq!(s.scores(&p, None)[c], Some(bv), "{line:?} {bc}");
+            }
+        }
+    }
+
+    #[test]
+    fn mirrored_positions_share_an_entry() {
+        let s = small();
+        let mut b = Book::new(&s, 3);
+        let p = s.position(&[0]).unwrap();
+        let m = s.position(&[4]).unwrap();
+        b.insert(&p, 1, 2);
+        assert_eq!(b.len(), 1);
+        assert_eq!(b.lookup(&p), Some((1, 2)));
+        assert_eq!(b.lookup(&m), Some((3, 2)));
+    }
+
+    #[test]
+    fn bad_bytes_are_refused() {
+        let s = small();
+        assert!(Book::from_bytes(&s, b"nonsense").is_err());
+        assert!(Book::from_bytes(&s, b"c4sim-solver-book 1 6 7 4 3 0\n").is_err());
+        assert!(Book::from_bytes(&s, b"c4sim-solver-book 1 4 5 3 3 1\n").is_err());
+        assert!(Book::from_bytes(&s, b"c4sim-solver-book 1 4 5 3 3 0\n").is_ok());
+    }
+}
