@@ -79,10 +79,43 @@ const TOP_KEYS: [&str; 14] = [
 const BOARD_KEYS: [&str; 3] = ["rows", "cols", "win_length"];
 const LIMITS_KEYS: [&str; 2] = ["move_time", "max_invalid_moves"];
 const MATCH_KEYS: [&str; 3] = ["games", "swap_colors", "first"];
+// Each word list and the values it names, in the same order: the parser
+// reads a word's index, `resolved` writes a value's word.
 const FIRSTS: [&str; 3] = ["seat", "ask", "random"];
+pub(super) const FIRST_VALUES: [FirstMover; 3] = [FirstMover::Seat, FirstMover::Ask, FirstMover::Random];
 const MODES: [&str; 5] = ["match", "tournament", "train", "serve", "join"];
+pub(super) const MODE_VALUES: [Mode; 5] = [Mode::Match, Mode::Tournament, Mode::Train, Mode::Serve, Mode::Join];
 const RENDERS: [&str; 4] = ["emoji", "fullwidth", "ascii", "none"];
+pub(super) const RENDER_VALUES: [RenderStyle; 4] = [
+    RenderStyle::Emoji,
+    RenderStyle::Fullwidth,
+    RenderStyle::Ascii,
+    RenderStyle::None,
+];
 const COLORS: [&str; 3] = ["auto", "always", "never"];
+pub(super) const COLOR_VALUES: [ColorChoice; 3] = [ColorChoice::Auto, ColorChoice::Always, ColorChoice::Never];
+
+/// The word of `value` in a word list and its values (see the lists above).
+pub(super) fn word_of<T: PartialEq>(words: &[&'static str], values: &[T], value: &T) -> &'static str {
+    words[values
+        .iter()
+        .position(|v| v == value)
+        .expect("every value has its word")]
+}
+
+/// The words of [`MODE_VALUES`], [`RENDER_VALUES`], [`COLOR_VALUES`], [`FIRST_VALUES`].
+pub(super) fn mode_word(m: Mode) -> &'static str {
+    word_of(&MODES, &MODE_VALUES, &m)
+}
+pub(super) fn render_word(r: RenderStyle) -> &'static str {
+    word_of(&RENDERS, &RENDER_VALUES, &r)
+}
+pub(super) fn color_word(c: ColorChoice) -> &'static str {
+    word_of(&COLORS, &COLOR_VALUES, &c)
+}
+pub(super) fn first_word(f: FirstMover) -> &'static str {
+    word_of(&FIRSTS, &FIRST_VALUES, &f)
+}
 
 /// `limits.move_time` when not given.
 pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(30);
@@ -128,8 +161,7 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
             .map_or_else(|| "scenario".to_string(), |s| s.to_string_lossy().into_owned()),
     };
     let mode = match get(top, "mode") {
-        Some((_, v)) => [Mode::Match, Mode::Tournament, Mode::Train, Mode::Serve, Mode::Join]
-            [doc.choice("mode", "mode", v, &MODES)?],
+        Some((_, v)) => MODE_VALUES[doc.choice("mode", "mode", v, &MODES)?],
         None => Mode::Match,
     };
     let seed = match get(top, "seed") {
@@ -139,17 +171,11 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     let board = parse_board(doc, top)?;
     let limits = parse_limits(doc, top)?;
     let render = match get(top, "render") {
-        Some((_, v)) => [
-            RenderStyle::Emoji,
-            RenderStyle::Fullwidth,
-            RenderStyle::Ascii,
-            RenderStyle::None,
-        ][doc.choice("render", "render style", v, &RENDERS)?],
+        Some((_, v)) => RENDER_VALUES[doc.choice("render", "render style", v, &RENDERS)?],
         None => RenderStyle::Emoji,
     };
     let color = match get(top, "color") {
-        Some((_, v)) => [ColorChoice::Auto, ColorChoice::Always, ColorChoice::Never]
-            [doc.choice("color", "color choice", v, &COLORS)?],
+        Some((_, v)) => COLOR_VALUES[doc.choice("color", "color choice", v, &COLORS)?],
         None => ColorChoice::Auto,
     };
     let mut players = match get(top, "players") {
@@ -306,8 +332,7 @@ fn parse_match(doc: Doc, top: &[(Node, Node)], players: &[PlayerSpec]) -> Result
         m.swap_colors = doc.bool("swap_colors", v)?;
     }
     if let Some((_, v)) = get(entries, "first") {
-        m.first =
-            [FirstMover::Seat, FirstMover::Ask, FirstMover::Random][doc.choice("first", "first mover", v, &FIRSTS)?];
+        m.first = FIRST_VALUES[doc.choice("first", "first mover", v, &FIRSTS)?];
         if m.first == FirstMover::Ask && !players.iter().any(|p| p.kind.runs_as() == RunsAs::Human) {
             return Err(doc.err(
                 v.pos(),

@@ -8,9 +8,10 @@
 //! serde_yaml's `Value`, in the order the scenario keys are documented.
 
 use super::net::{JoinSettings, ServerSettings};
-use super::tournament::{self, ReportFormat, ReportSettings, TournamentSettings};
+use super::parse;
+use super::tournament::{self, ReportSettings, TournamentSettings};
 use super::train::{self, TrainSettings};
-use super::types::{ColorChoice, FirstMover, Mode, PlayerSpec, RenderStyle, Scenario};
+use super::types::{PlayerSpec, Scenario};
 use crate::players::kinds::KeyValue;
 use serde_yaml::{Mapping, Value};
 use std::path::Path;
@@ -72,32 +73,9 @@ fn float32(x: f32) -> Value {
 }
 
 fn to_value(sc: &Scenario) -> Value {
-    let mode = match sc.mode {
-        Mode::Match => "match",
-        Mode::Tournament => "tournament",
-        Mode::Train => "train",
-        Mode::Serve => "serve",
-        Mode::Join => "join",
-    };
-    let render = match sc.render {
-        RenderStyle::Emoji => "emoji",
-        RenderStyle::Fullwidth => "fullwidth",
-        RenderStyle::Ascii => "ascii",
-        RenderStyle::None => "none",
-    };
-    let color = match sc.color {
-        ColorChoice::Auto => "auto",
-        ColorChoice::Always => "always",
-        ColorChoice::Never => "never",
-    };
-    let first = match sc.match_settings.first {
-        FirstMover::Seat => "seat",
-        FirstMover::Ask => "ask",
-        FirstMover::Random => "random",
-    };
     let mut v = map([
         ("name", Value::from(sc.name.clone())),
-        ("mode", Value::from(mode)),
+        ("mode", Value::from(parse::mode_word(sc.mode))),
         ("seed", Value::from(sc.seed)),
         (
             "board",
@@ -114,14 +92,14 @@ fn to_value(sc: &Scenario) -> Value {
                 ("max_invalid_moves", Value::from(sc.limits.max_invalid_moves)),
             ]),
         ),
-        ("render", Value::from(render)),
-        ("color", Value::from(color)),
+        ("render", Value::from(parse::render_word(sc.render))),
+        ("color", Value::from(parse::color_word(sc.color))),
         (
             "match",
             map([
                 ("games", Value::from(sc.match_settings.games)),
                 ("swap_colors", Value::from(sc.match_settings.swap_colors)),
-                ("first", Value::from(first)),
+                ("first", Value::from(parse::first_word(sc.match_settings.first))),
             ]),
         ),
         ("players", Value::Sequence(sc.players.iter().map(player).collect())),
@@ -192,18 +170,7 @@ fn tournament_value(t: &TournamentSettings) -> Value {
 }
 
 fn report_value(r: &ReportSettings) -> Value {
-    let formats = r
-        .formats
-        .iter()
-        .map(|f| {
-            Value::from(match f {
-                ReportFormat::Markdown => "markdown",
-                ReportFormat::Json => "json",
-                ReportFormat::Csv => "csv",
-                ReportFormat::Html => "html",
-            })
-        })
-        .collect();
+    let formats = r.formats.iter().map(|f| Value::from(f.as_str())).collect();
     let mut v = map([("formats", Value::Sequence(formats))]);
     if let Some(d) = &r.dir {
         push(&mut v, "dir", path(d));

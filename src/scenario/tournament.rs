@@ -109,6 +109,23 @@ pub enum ReportFormat {
 }
 
 pub const REPORT_FORMATS: [&str; 4] = ["markdown", "json", "csv", "html"];
+/// The formats [`REPORT_FORMATS`] names, in its order.
+pub const REPORT_FORMAT_VALUES: [ReportFormat; 4] = [
+    ReportFormat::Markdown,
+    ReportFormat::Json,
+    ReportFormat::Csv,
+    ReportFormat::Html,
+];
+
+impl ReportFormat {
+    /// The word a scenario writes for this format.
+    pub fn as_str(self) -> &'static str {
+        REPORT_FORMATS[REPORT_FORMAT_VALUES
+            .iter()
+            .position(|f| *f == self)
+            .expect("every format has its word")]
+    }
+}
 
 /// Typed `report:` settings; `dir: None` means `reports/<scenario file name>`.
 #[derive(Clone, Debug, PartialEq)]
@@ -286,12 +303,7 @@ pub(crate) fn parse_report(doc: Doc, v: &Node) -> Result<ReportSettings, Scenari
         };
         r.formats.clear();
         for item in items {
-            let f = [
-                ReportFormat::Markdown,
-                ReportFormat::Json,
-                ReportFormat::Csv,
-                ReportFormat::Html,
-            ][doc.choice("formats", "report format", item, &REPORT_FORMATS)?];
+            let f = REPORT_FORMAT_VALUES[doc.choice("formats", "report format", item, &REPORT_FORMATS)?];
             if !r.formats.contains(&f) {
                 r.formats.push(f);
             }
