@@ -120,15 +120,7 @@ impl AlphaZeroBot {
 
     /// The refusal for a board the model was not trained for.
     fn check_board(&self, cfg: BoardConfig) -> Result<(), String> {
-        let b = BoardMeta::from(cfg);
-        if b == self.board {
-            Ok(())
-        } else {
-            Err(format!(
-                "model {} was trained for a {} board and cannot play on this {} board",
-                self.source, self.board, b
-            ))
-        }
+        board_fits(&self.source, self.board, cfg)
     }
 
     fn decide(&mut self, v: &TurnView) -> Result<(usize, RootInfo), String> {
@@ -204,4 +196,17 @@ pub fn model_of(spec: &PlayerSpec) -> Result<&Path, String> {
     spec.model.as_deref().ok_or_else(|| {
         "is `alphazero` but has no `model`: give a training `out` directory or a checkpoint directory".to_string()
     })
+}
+
+/// Whether a model trained on `trained` (described as `source`) plays on
+/// `cfg`, or the refusal saying why not.
+pub fn board_fits(source: &str, trained: BoardMeta, cfg: BoardConfig) -> Result<(), String> {
+    let b = BoardMeta::from(cfg);
+    if b == trained {
+        Ok(())
+    } else {
+        Err(format!(
+            "model {source} was trained for a {trained} board and cannot play on this {b} board"
+        ))
+    }
 }

@@ -7,7 +7,7 @@
 //! own module.
 
 use super::{alphazero, bots, solver, Strategy};
-use crate::az::checkpoint::{self, BoardMeta};
+use crate::az::checkpoint;
 use crate::game::BoardConfig;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -337,18 +337,8 @@ pub static KINDS: [KindInfo; 10] = [
 fn alphazero_fits(p: &PlayerSpec, cfg: BoardConfig) -> Result<(), String> {
     let model = alphazero::model_of(p)?;
     let meta = checkpoint::read_meta(&checkpoint::resolve_model(model)?)?;
-    let b = BoardMeta::from(cfg);
-    if meta.board == b {
-        Ok(())
-    } else {
-        Err(format!(
-            "model {} (iteration {}) was trained for a {} board and cannot play on this {} board",
-            model.display(),
-            meta.iteration,
-            meta.board,
-            b
-        ))
-    }
+    let source = format!("{} (iteration {})", model.display(), meta.iteration);
+    alphazero::board_fits(&source, meta.board, cfg)
 }
 
 impl PlayerKind {

@@ -10,7 +10,7 @@
 use crate::game::{Answer, BoardConfig};
 use crate::players::{PlayerSpec, Strategy, TurnView};
 use crate::search::minimax::Minimax;
-use crate::solver::{describe_score, Solver, MAX_TABLE_LOG2};
+use crate::solver::{centre_order, describe_score, Solver, MAX_TABLE_LOG2};
 use serde_json::json;
 
 /// The minimax depth a budgeted solver falls back to.
@@ -95,18 +95,39 @@ impl Strategy for SolverBot {
     }
 
     /// Every column's exact score (`null` for a full column, or one not
-    /// proven within the budget), and the best move.
+    /// proven within the budget), and the best move. When every open column
+    /// is proven the move is taken from those scores (the best, ties to the
+    /// centre, as [`Solver::best_move`] picks), so the position is solved once.
     fn analyze(&mut self, v: &TurnView) -> (Answer, Option<serde_json::Value>) {
-        let answer = self.choose(v);
+        if v.seats != 2 {
+            return (self.choose(v), None);
+        }
         let budget = self.nodes;
-        let scores = match self.solver_for(v.board.config()) {
-            Ok(s) => match s.position(&v.moves) {
-                Ok(pos) => json!(s.scores(&pos, budget)),
-                Err(e) => json!({ "error": e }),
-            },
-            Err(e) => json!({ "error": e }),
+        let scores = match self.solver_for(v.board.config()).and_then(|s| {
+            let pos = s.position(&v.moves)?;
+            Ok(s.scores(&pos, budget))
+        }) {
+            Ok(scores) => scores,
+            Err(e) => return (self.choose(v), Some(json!({ "error": e }))),
         };
-        (answer, Some(scores))
+        let open = |c: usize| v.board.height(c) < v.board.rows();
+        let proven = (0..scores.len()).all(|c| !open(c) || scores[c].is_some());
+        let best = centre_order(scores.len())
+            .into_iter()
+            .filter_map(|c| scores[c].map(|s| (c, s)))
+            .fold(None, |b: Option<(usize, i32)>, (c, s)| match b {
+                Some((_, bs)) if bs >= s => b,
+                _ => Some((c, s)),
+            });
+        let answer = match best {
+            Some((col, score)) if proven => {
+                let cells = v.board.rows() * v.board.cols();
+                self.last_note = Some(describe_score(cells, v.moves.len(), score));
+                Answer::Column(col as i64)
+            }
+            _ => self.choose(v),
+        };
+        (answer, Some(json!(scores)))
     }
 
     fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
@@ -176,5 +197,25 @@ mod tests {
             win_length: 4
         })
         .is_err());
+    }
+
+    #[test]
+    fn analyze_picks_the_move_choose_picks() {
+        let mut b = SolverBot::from_spec(&PlayerSpec::of_kind(PlayerKind::Solver)).unwrap();
+        for moves in [
+            vec![],
+            vec![2],
+            vec![0, 1],
+            vec![2, 2, 3],
+            vec![4, 4, 4, 0],
+            vec![1, 3, 1, 3, 0],
+        ] {
+            let v = view(&moves);
+            let chosen = b.choose(&v);
+            let note = b.explain();
+            let (analysed, _) = b.analyze(&v);
+            assert_eq!(analysed, chosen, "{moves:?}");
+            assert_eq!(b.explain(), note, "{moves:?}");
+        }
     }
 }
