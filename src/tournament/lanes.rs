@@ -61,8 +61,9 @@ fn start_lane(rules: &Rules, inners: Vec<Inner>) -> Lane {
     }
 }
 
-/// Plays `games` with `concurrency` lanes; `players(lane)` builds one lane's
-/// players in player-index order. Each record goes to `on_done` as it
+/// Plays `games` with `concurrency` lanes (fewer when there are fewer
+/// games); `players(lane, lanes)` builds one lane's players in player-index
+/// order. Each record goes to `on_done` as it
 /// finishes (completion order); `on_done` returning false stops the
 /// schedule (no lane starts another game; games in progress still finish
 /// and are handed over).
@@ -70,7 +71,7 @@ pub async fn play_on_lanes(
     rules: Rules,
     games: Vec<Planned>,
     concurrency: usize,
-    mut players: impl FnMut(usize) -> Result<Vec<Inner>, String>,
+    mut players: impl FnMut(usize, usize) -> Result<Vec<Inner>, String>,
     mut on_done: impl FnMut(GameRecord) -> bool,
 ) -> Result<(), String> {
     let lanes = concurrency.clamp(1, games.len().max(1));
@@ -84,7 +85,7 @@ pub async fn play_on_lanes(
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Result<GameRecord, String>>();
     let mut started = Vec::new();
     for (l, queue) in queues.iter().enumerate() {
-        let lane = start_lane(&rules, players(l)?);
+        let lane = start_lane(&rules, players(l, lanes)?);
         let (queue, tx, rules) = (queue.clone(), tx.clone(), rules.clone());
         let referee = lane.referee.clone();
         let players = lane.players.clone();

@@ -80,8 +80,8 @@ pub async fn play_all_until(
         total,
         seed_of: std::sync::Arc::new(move |index| game_seed(seed, index)),
     };
-    let threads = lane_threads(crate::util::cores(), concurrency.clamp(1, games.len().max(1)));
-    let players = |lane: usize| {
+    let players = |lane: usize, lanes: usize| {
+        let threads = lane_threads(crate::util::cores(), lanes);
         sc.players
             .iter()
             .enumerate()

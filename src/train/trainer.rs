@@ -489,7 +489,7 @@ async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32, u32), Stri
         total: games,
         seed_of: Arc::new(move |index| seed::derive(seed, it as u64 * 1_000_003 + index - 1, seed::EVAL_GAME)),
     };
-    let players = |lane: usize| -> Result<Vec<Inner>, String> {
+    let players = |lane: usize, _lanes: usize| -> Result<Vec<Inner>, String> {
         // One lane per core, so one thread each; position by position, so
         // the evaluation's games replay exactly (see `ParallelCpu`).
         let eval: Box<dyn Evaluate> = if st.device.is_cpu() {
