@@ -79,19 +79,7 @@ pub fn random_positions(solver: &Solver, plies: usize, count: usize, rng: &mut C
     // positions than asked for: stop after enough failed tries.
     while out.len() < count && tries < 100 * count + 100 {
         tries += 1;
-        let mut p = solver.start();
-        let mut moves = Vec::with_capacity(plies);
-        while moves.len() < plies {
-            let safe: Vec<usize> = (0..cols)
-                .filter(|&c| solver.can_play(&p, c) && !solver.is_winning_move(&p, c))
-                .collect();
-            if safe.is_empty() {
-                break;
-            }
-            let c = safe[rng.gen_range(0..safe.len())];
-            p = solver.play(&p, c).expect("a safe move");
-            moves.push(c);
-        }
+        let (moves, p) = solver.quiet_line(plies, rng);
         let wins_now = (0..cols).any(|c| solver.is_winning_move(&p, c));
         if moves.len() == plies && !wins_now && !out.contains(&moves) {
             out.push(moves);

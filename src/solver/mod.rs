@@ -316,6 +316,28 @@ impl Solver {
         Ok(next)
     }
 
+    /// A seeded random line of at most `plies` moves, none of which makes a
+    /// line: each move is drawn uniformly among the playable columns that do
+    /// not win at once; the line stops early when there is none. Returns the
+    /// moves and the position they reach.
+    pub fn quiet_line(&self, plies: usize, rng: &mut impl rand::Rng) -> (Vec<usize>, Pos) {
+        let cols = self.config().cols;
+        let mut p = self.start();
+        let mut moves = Vec::with_capacity(plies);
+        while moves.len() < plies {
+            let quiet: Vec<usize> = (0..cols)
+                .filter(|&c| self.can_play(&p, c) && !self.is_winning_move(&p, c))
+                .collect();
+            if quiet.is_empty() {
+                break;
+            }
+            let c = quiet[rng.gen_range(0..quiet.len())];
+            p = self.play(&p, c).expect("a quiet move is legal");
+            moves.push(c);
+        }
+        (moves, p)
+    }
+
     /// Whether `col` can be played in `pos`.
     pub fn can_play(&self, pos: &Pos, col: usize) -> bool {
         col < self.geo.cols as usize && pos.can_play(&self.geo, col as u32)

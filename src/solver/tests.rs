@@ -121,19 +121,7 @@ fn random_moves(s: &Solver, rng: &mut ChaCha8Rng, min_ply: usize) -> Vec<usize> 
     let c = s.config();
     let target = rng.gen_range(min_ply.min(c.cells())..=c.cells());
     loop {
-        let mut moves = Vec::new();
-        let mut p = s.start();
-        while moves.len() < target {
-            let quiet: Vec<usize> = (0..c.cols)
-                .filter(|&x| s.can_play(&p, x) && !s.is_winning_move(&p, x))
-                .collect();
-            if quiet.is_empty() {
-                break;
-            }
-            let col = quiet[rng.gen_range(0..quiet.len())];
-            p = s.play(&p, col).unwrap();
-            moves.push(col);
-        }
+        let (moves, _) = s.quiet_line(target, rng);
         if moves.len() >= min_ply {
             return moves;
         }
