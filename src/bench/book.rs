@@ -8,7 +8,9 @@
 //! (ties to the centre-most column), so two builds give the same bytes.
 
 use crate::game::BoardConfig;
-use crate::solver::{Book, Solver};
+use crate::solver::{Book, Pos, Solver};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -71,17 +73,43 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Str
         // bar's length grows round by round.
         bar.set_length((known + todo.len()) as u64);
         bar.set_position(known as u64);
-        for p in todo {
-            bar.set_message(format!("ply {}", p.moves()));
-            let scores = solver.scores_threaded(&p, None, o.threads);
-            let (col, score) = best_of(&scores).ok_or("a book position without a move")?;
-            book.insert(&p, col, score);
-            bar.inc(1);
-            if last_save.elapsed() >= o.save_every {
-                save(&book)?;
-                last_save = Instant::now();
+        // Positions of a round are independent: each thread takes the next
+        // one and finds its best move ([`Solver::best_move`]: one solve, then
+        // one null window per column, cheaper than every column's exact
+        // score), all sharing one table. Exact answers, so the book does not
+        // depend on which thread solved what.
+        let next = AtomicUsize::new(0);
+        let (tx, rx) = mpsc::channel();
+        let mut workers: Vec<Solver> = (1..o.threads.max(1)).map(|_| solver.helper()).collect();
+        let todo = &todo;
+        let work = |s: &mut Solver, tx: mpsc::Sender<(Pos, Option<(usize, i32)>)>| {
+            while let Some(p) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                if tx.send((*p, s.best_move(p, None))).is_err() {
+                    break;
+                }
             }
-        }
+        };
+        std::thread::scope(|scope| -> Result<(), String> {
+            for w in workers.iter_mut() {
+                let tx = tx.clone();
+                scope.spawn(move || work(w, tx));
+            }
+            let main = &mut solver;
+            let tx_main = tx.clone();
+            drop(tx);
+            scope.spawn(move || work(main, tx_main));
+            for (p, best) in rx {
+                let (col, score) = best.ok_or("a book position without a move")?;
+                book.insert(&p, col, score);
+                bar.set_message(format!("ply {}", p.moves()));
+                bar.inc(1);
+                if last_save.elapsed() >= o.save_every {
+                    save(&book)?;
+                    last_save = Instant::now();
+                }
+            }
+            Ok(())
+        })?;
         save(&book)?;
     }
     bar.finish_and_clear();
@@ -98,30 +126,9 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Str
     Ok(book)
 }
 
-/// The best column of `scores`: the highest score, ties to the centre-most.
-pub fn best_of(scores: &[Option<i32>]) -> Option<(usize, i32)> {
-    crate::solver::centre_order(scores.len())
-        .into_iter()
-        .filter_map(|c| scores[c].map(|v| (c, v)))
-        .fold(None, |best: Option<(usize, i32)>, (c, v)| match best {
-            Some((_, bv)) if bv >= v => best,
-            _ => Some((c, v)),
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn best_prefers_the_centre_on_ties() {
-        assert_eq!(
-            best_of(&[Some(1), Some(2), Some(2), Some(2), None, Some(-1), Some(2)]),
-            Some((3, 2))
-        );
-        assert_eq!(best_of(&[Some(1), Some(2), None]), Some((1, 2)));
-        assert_eq!(best_of(&[None, None]), None);
-    }
 
     #[test]
     fn a_shallow_book_builds_resumes_and_is_deterministic() {

@@ -448,8 +448,9 @@ impl Solver {
     }
 
     /// A solver for another thread: the same shape and techniques, sharing
-    /// this one's table, with its own counters.
-    fn helper(&self) -> Solver {
+    /// this one's table (what either proves, the other reuses), with its own
+    /// counters.
+    pub fn helper(&self) -> Solver {
         Solver {
             cfg: self.cfg,
             geo: self.geo.clone(),
