@@ -49,6 +49,10 @@ pub struct PlayerSpec {
     pub table_log2: u32,
     /// solver: node budget per move (`None`: always exact).
     pub nodes: Option<u64>,
+    /// solver: an opening book built by `c4sim book build`.
+    pub book: Option<PathBuf>,
+    /// alphazero: node budget per move of its exact endgame solver (`None`: off).
+    pub solver_nodes: Option<u64>,
     /// external: program and arguments.
     pub command: Vec<String>,
     /// external: working directory.
@@ -175,6 +179,14 @@ const ENV: Key = Key {
     get: |p| (!p.env.is_empty()).then(|| KeyValue::Env(p.env.clone())),
 };
 const TABLE_LOG2: Key = count_key!("table_log2", table_log2, 10);
+const BOOK: Key = optional_path_key!("book", book);
+/// alphazero's `solver`: the node budget of its exact endgames.
+const SOLVER_NODES: Key = Key {
+    name: "solver",
+    ty: KeyType::Count(1),
+    set: |p, v| p.solver_nodes = Some(v.count() as u64),
+    get: |p| p.solver_nodes.map(|n| KeyValue::Count(n as u32)),
+};
 const NODES: Key = Key {
     name: "nodes",
     ty: KeyType::Count(1),
@@ -294,7 +306,7 @@ pub static KINDS: [KindInfo; 10] = [
         kind: PlayerKind::Alphazero,
         name: "alphazero",
         runs_as: RunsAs::Bot,
-        keys: &[SIMULATIONS, MODEL, DEVICE, THREADS],
+        keys: &[SIMULATIONS, MODEL, DEVICE, THREADS, SOLVER_NODES],
         defaults: |p| p.simulations = DEFAULT_ALPHAZERO_SIMULATIONS,
         complete,
         build: Some(|p, _| Ok(Box::new(alphazero::AlphaZeroBot::from_spec(p)?))),
@@ -304,7 +316,7 @@ pub static KINDS: [KindInfo; 10] = [
         kind: PlayerKind::Solver,
         name: "solver",
         runs_as: RunsAs::Bot,
-        keys: &[TABLE_LOG2, NODES],
+        keys: &[TABLE_LOG2, NODES, BOOK],
         defaults: no_defaults,
         complete,
         build: Some(|p, _| Ok(Box::new(solver::SolverBot::from_spec(p)?))),
@@ -415,6 +427,8 @@ impl PlayerSpec {
             threads: None,
             table_log2: solver::DEFAULT_TABLE_LOG2,
             nodes: None,
+            book: None,
+            solver_nodes: None,
             command: Vec::new(),
             cwd: None,
             env: BTreeMap::new(),

@@ -6,11 +6,16 @@
 //! says it is not exact and plays minimax depth [`FALLBACK_DEPTH`]'s choice.
 //! Boards must fit the solver's 64-bit bitboard ((rows + 1) × cols ≤ 64) and
 //! have two players.
+//!
+//! With a `book` (built by `c4sim book build`) it plays the book's move in
+//! the early positions the book holds, on boards of the book's shape; that is
+//! what makes the empty 6×7 board take a second instead of minutes. The
+//! book's moves are the solver's own, so a book never changes a game.
 
 use crate::game::{Answer, BoardConfig};
 use crate::players::{PlayerSpec, Strategy, TurnView};
 use crate::search::minimax::Minimax;
-use crate::solver::{centre_order, describe_score, Solver, MAX_TABLE_LOG2};
+use crate::solver::{centre_order, describe_score, Book, Solver, MAX_TABLE_LOG2};
 use serde_json::json;
 
 /// The minimax depth a budgeted solver falls back to.
@@ -22,6 +27,8 @@ pub const DEFAULT_TABLE_LOG2: u32 = 22;
 pub struct SolverBot {
     table_log2: u32,
     nodes: Option<u64>,
+    /// The opening book, if given (used on boards of its shape only).
+    book: Option<Book>,
     /// Built for the first board seen, rebuilt when the board changes.
     solver: Option<Solver>,
     fallback: Minimax,
@@ -37,9 +44,14 @@ impl SolverBot {
                 spec.table_log2
             ));
         }
+        let book = match &spec.book {
+            Some(path) => Some(read_book(path)?),
+            None => None,
+        };
         Ok(SolverBot {
             table_log2: spec.table_log2,
             nodes: spec.nodes,
+            book,
             solver: None,
             fallback: Minimax::new(FALLBACK_DEPTH),
             last_note: None,
@@ -58,8 +70,19 @@ impl SolverBot {
         let budget = self.nodes;
         let solver = self.solver_for(v.board.config())?;
         let pos = solver.position(&v.moves)?;
+        let cfg = solver.config();
+        if let Some(hit) = self.book.as_ref().filter(|b| b.fits(cfg)).and_then(|b| b.lookup(&pos)) {
+            return Ok(Some(hit));
+        }
+        let solver = self.solver.as_mut().expect("made above");
         Ok(solver.best_move(&pos, budget))
     }
+}
+
+/// Reads a book file, saying which file when it cannot.
+pub fn read_book(path: &std::path::Path) -> Result<Book, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("book {}: {e}", path.display()))?;
+    Book::parse(&bytes).map_err(|e| format!("book {}: {e}", path.display()))
 }
 
 /// Whether the solver can play on `cfg` at all (before any game starts).
@@ -186,6 +209,38 @@ mod tests {
         let mut b = SolverBot::from_spec(&spec).unwrap();
         let _ = b.choose(&view(&[]));
         assert!(b.explain().unwrap().starts_with("not exact"), "{:?}", b.explain());
+    }
+
+    #[test]
+    fn plays_its_books_moves_on_the_books_board_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("book.bin");
+        let mut s = Solver::new(SMALL, 12).unwrap();
+        let mut book = Book::new(&s, 3);
+        book.complete(&mut s);
+        let best = s.best_move(&s.start(), None).unwrap();
+        // A book that (wrongly) says column 0 on the empty board shows the
+        // player reads it rather than searching.
+        let wrong = (best.0 + 1) % SMALL.cols;
+        book.insert(&s.start(), wrong, best.1);
+        std::fs::write(&path, book.to_bytes()).unwrap();
+        let mut spec = PlayerSpec::of_kind(PlayerKind::Solver);
+        spec.book = Some(path.clone());
+        let mut b = SolverBot::from_spec(&spec).unwrap();
+        assert_eq!(b.choose(&view(&[])), Answer::Column(wrong as i64));
+        // Past the book's depth it searches.
+        let v = view(&[0, 4, 1]);
+        assert_eq!(b.choose(&v), Answer::Column(2));
+        // On another board the book is not used.
+        let g = Game::with_opening(BoardConfig::new(4, 5, 4).unwrap(), 2, 1, &[]).unwrap();
+        let other = TurnView::of(&g, 1, 0, &DEFAULT_LETTERS[..2], None);
+        assert_eq!(b.choose(&other), Answer::Column(2));
+        // A missing or broken file is refused when the player is made.
+        spec.book = Some(dir.path().join("none.bin"));
+        assert!(SolverBot::from_spec(&spec).err().unwrap().contains("none.bin"));
+        std::fs::write(&path, b"junk").unwrap();
+        spec.book = Some(path);
+        assert!(SolverBot::from_spec(&spec).err().unwrap().contains("not a solver book"));
     }
 
     #[test]

@@ -149,6 +149,21 @@ impl Book {
         (todo, known.len())
     }
 
+    /// Solves every missing position on this thread (small boards and
+    /// tests; `c4sim book build` does the same on every core, resumably).
+    pub fn complete(&mut self, solver: &mut Solver) {
+        loop {
+            let (todo, _) = self.missing(solver);
+            if todo.is_empty() {
+                return;
+            }
+            for p in todo {
+                let (c, v) = solver.best_move(&p, None).expect("a book position has a move");
+                self.insert(&p, c, v);
+            }
+        }
+    }
+
     pub fn to_bytes(&self) -> Vec<u8> {
         let (r, c, w) = self.shape;
         let mut out = format!("{MAGIC} {r} {c} {w} {} {}\n", self.depth, self.entries.len()).into_bytes();
@@ -162,6 +177,24 @@ impl Book {
 
     /// Reads [`Book::to_bytes`]' output for `solver`'s board.
     pub fn from_bytes(solver: &Solver, bytes: &[u8]) -> Result<Book, String> {
+        let book = Book::parse(bytes)?;
+        if !book.fits(solver.config()) {
+            let (r, c, w) = book.shape;
+            return Err(format!(
+                "the book is for {r}x{c} (win {w}), the solver's board is {}",
+                solver.config()
+            ));
+        }
+        Ok(book)
+    }
+
+    /// Whether this book is for boards of `cfg`'s shape.
+    pub fn fits(&self, cfg: crate::game::BoardConfig) -> bool {
+        (cfg.rows, cfg.cols, cfg.win_length) == (self.shape.0 as usize, self.shape.1 as usize, self.shape.2 as usize)
+    }
+
+    /// Reads [`Book::to_bytes`]' output for whatever board it names.
+    pub fn parse(bytes: &[u8]) -> Result<Book, String> {
         let nl = bytes
             .iter()
             .position(|&b| b == b'\n')
@@ -177,13 +210,14 @@ impl Book {
         let [r, c, w, depth, count] = nums[..] else {
             return Err(format!("the header needs 5 numbers, got {header:?}"));
         };
-        let mut book = Book::new(solver, depth as u32);
-        if (r, c, w) != (book.shape.0 as u64, book.shape.1 as u64, book.shape.2 as u64) {
-            return Err(format!(
-                "the book is for {r}x{c} (win {w}), the solver's board is {}",
-                solver.config()
-            ));
+        if r == 0 || c == 0 || w == 0 || r > 64 || c > 64 || w > 64 {
+            return Err(format!("the header names no board: {header:?}"));
         }
+        let mut book = Book {
+            shape: (r as u8, c as u8, w as u8),
+            depth: depth as u32,
+            entries: BTreeMap::new(),
+        };
         let body = &bytes[nl + 1..];
         if body.len() as u64 != count * 10 {
             return Err(format!(
@@ -212,19 +246,10 @@ mod tests {
         Solver::new(BoardConfig::new(4, 5, 3).unwrap(), 12).unwrap()
     }
 
-    /// Fills the book the way a builder does, solving every missing position.
     fn build(s: &mut Solver, depth: u32) -> Book {
         let mut b = Book::new(s, depth);
-        loop {
-            let (todo, _) = b.missing(s);
-            if todo.is_empty() {
-                return b;
-            }
-            for p in todo {
-                let (c, v) = s.best_move(&p, None).unwrap();
-                b.insert(&p, c, v);
-            }
-        }
+        b.complete(s);
+        b
     }
 
     #[test]
