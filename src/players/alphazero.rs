@@ -1,6 +1,14 @@
 //! The `alphazero` player kind: a trained network with MCTS, playing the
 //! most visited move (no noise), reusing its tree between moves.
 //!
+//! With a `solver` node budget it first asks the perfect solver
+//! ([`crate::solver`]) for the position: when the solver proves the result
+//! within the budget, the player plays the exact best move (the fastest win,
+//! the slowest loss) and says so ("proven win in 7"); otherwise it searches
+//! as usual. What tablebases are to chess engines: late positions, where a
+//! network's guess is least needed and a mistake costs the game, become
+//! exact. Boards the solver cannot hold simply go without.
+//!
 //! The model's `meta.json` gives the board it was trained for and the
 //! network's shape; a board of another size is refused with a message
 //! that says both (as an illegal answer the referee reports, since the
@@ -13,6 +21,7 @@ use crate::az::mcts::{search_batched, RootInfo, Tree};
 use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position};
 use crate::game::{Answer, BoardConfig};
 use crate::players::{PlayerSpec, Strategy, TurnView};
+use crate::solver::{outcome_moves, Solver};
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
@@ -81,7 +90,15 @@ pub struct AlphaZeroBot {
     engine: Option<Engine>,
     /// What it thought of its last move, for people watching.
     last_note: Option<String>,
+    /// The exact endgame solver's node budget per move (`None`: off).
+    solver_nodes: Option<u64>,
+    /// Made for the first board seen (`None` inside: the board does not fit).
+    solver: Option<Option<Solver>>,
 }
+
+/// Transposition-table entries (as a power of two) of the endgame solver:
+/// 2^22 words are 32 MiB, plenty for the budgets a move affords.
+const ENDGAME_TABLE_LOG2: u32 = 22;
 
 impl AlphaZeroBot {
     /// A player over an in-memory network (training's evaluation games).
@@ -94,12 +111,20 @@ impl AlphaZeroBot {
             cache: Cache::new(PLAYER_CACHE),
             engine: None,
             last_note: None,
+            solver_nodes: None,
+            solver: None,
         }
+    }
+
+    /// Turns the exact endgames on, with `nodes` per move.
+    pub fn with_solver(mut self, nodes: Option<u64>) -> Self {
+        self.solver_nodes = nodes;
+        self
     }
 
     /// Loads the player of a `players` entry: its `model`, `simulations`, `device`.
     pub fn from_spec(spec: &PlayerSpec) -> Result<Self, String> {
-        Self::load(model_of(spec)?, spec.simulations, &spec.device, spec.threads)
+        Ok(Self::load(model_of(spec)?, spec.simulations, &spec.device, spec.threads)?.with_solver(spec.solver_nodes))
     }
 
     /// Loads a model (see [`checkpoint::resolve_model`]) onto `device`;
@@ -123,6 +148,19 @@ impl AlphaZeroBot {
         board_fits(&self.source, self.board, cfg)
     }
 
+    /// The solver's exact best move and score, when it proves one within
+    /// the budget.
+    fn prove(&mut self, v: &TurnView) -> Option<(usize, i32)> {
+        let nodes = self.solver_nodes?;
+        let cfg = v.board.config();
+        let slot = self
+            .solver
+            .get_or_insert_with(|| Solver::new(cfg, ENDGAME_TABLE_LOG2).ok());
+        let solver = slot.as_mut().filter(|s| s.config() == cfg)?;
+        let pos = solver.position(&v.moves).ok()?;
+        solver.best_move(&pos, Some(nodes))
+    }
+
     fn decide(&mut self, v: &TurnView) -> Result<(usize, RootInfo), String> {
         let cfg = v.board.config();
         self.check_board(cfg)?;
@@ -144,6 +182,29 @@ impl Strategy for AlphaZeroBot {
     /// Per column: the share of the root's visits and the mean value of the
     /// move for the player to move (`null` for full columns).
     fn analyze(&mut self, v: &TurnView) -> (Answer, Option<serde_json::Value>) {
+        if self.check_board(v.board.config()).is_ok() {
+            if let Some((col, score)) = self.prove(v) {
+                // The kept tree no longer follows the game.
+                self.new_game(0);
+                let cells = v.board.rows() * v.board.cols();
+                self.last_note = Some(match outcome_moves(cells, v.moves.len(), score) {
+                    None => "proven draw".to_string(),
+                    Some((true, k)) => format!("proven win in {k}"),
+                    Some((false, k)) => format!("proven loss in {k}"),
+                });
+                let value = score.signum() as f64;
+                let scores: Vec<serde_json::Value> = (0..v.board.cols())
+                    .map(|c| {
+                        if c == col {
+                            json!({ "share": 1.0, "value": value, "exact": score })
+                        } else {
+                            serde_json::Value::Null
+                        }
+                    })
+                    .collect();
+                return (Answer::Column(col as i64), Some(json!(scores)));
+            }
+        }
         match self.decide(v) {
             Ok((col, info)) => {
                 let total: u32 = info.visits.iter().sum();
@@ -208,5 +269,68 @@ pub fn board_fits(source: &str, trained: BoardMeta, cfg: BoardConfig) -> Result<
         Err(format!(
             "model {source} was trained for a {trained} board and cannot play on this {b} board"
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Game, DEFAULT_LETTERS};
+
+    /// A network that knows nothing: equal logits, value 0.
+    struct Uniform(usize);
+    impl Evaluate for Uniform {
+        fn evaluate(&mut self, _: &[f32], n: usize, logits: &mut Vec<f32>, values: &mut Vec<f32>) {
+            logits.clear();
+            logits.resize(n * self.0, 0.0);
+            values.clear();
+            values.resize(n, 0.0);
+        }
+    }
+
+    const SMALL: BoardConfig = BoardConfig {
+        rows: 4,
+        cols: 5,
+        win_length: 3,
+    };
+
+    fn bot(solver: Option<u64>) -> AlphaZeroBot {
+        AlphaZeroBot::with_evaluator(
+            "uniform".into(),
+            BoardMeta::from(SMALL),
+            1,
+            Box::new(Uniform(SMALL.cols)),
+        )
+        .with_solver(solver)
+    }
+
+    fn view(moves: &[usize]) -> TurnView {
+        let g = Game::with_opening(SMALL, 2, 1, moves).unwrap();
+        TurnView::of(&g, 1, moves.len() % 2, &DEFAULT_LETTERS[..2], None)
+    }
+
+    #[test]
+    fn a_proven_position_is_played_exactly_and_said_so() {
+        // Red to move with columns 1 and 2 of the bottom row: 0 or 3 wins
+        // (three in a row) at once.
+        let v = view(&[1, 1, 2, 2]);
+        let mut exact = bot(Some(100_000));
+        let (answer, scores) = exact.analyze(&v);
+        assert!(matches!(answer, Answer::Column(0) | Answer::Column(3)), "{answer:?}");
+        assert_eq!(exact.explain().as_deref(), Some("proven win in 1"));
+        let Answer::Column(c) = answer else { unreachable!() };
+        assert!(scores.unwrap()[c as usize]["exact"].as_i64().unwrap() > 0);
+        // A budget too small to prove anything leaves the search to play.
+        let mut starved = bot(Some(1));
+        let _ = starved.analyze(&view(&[]));
+        assert!(
+            starved.explain().unwrap().starts_with("expects"),
+            "{:?}",
+            starved.explain()
+        );
+        // And without the solver the network's search plays.
+        let mut plain = bot(None);
+        let _ = plain.analyze(&v);
+        assert!(plain.explain().unwrap().starts_with("expects"));
     }
 }
