@@ -48,6 +48,8 @@ fn human_vs_az_plays_to_the_end_with_the_ai_moving_first() {
     assert!(first_ai < first_prompt, "{stdout}");
     // Its thinking after each of its moves, and a finished game.
     assert!(stdout.contains("AlphaZero expects to score"), "{stdout}");
+    // The profile's exact endgames: its winning move is a proven one.
+    assert!(stdout.contains("proven win in 1"), "{stdout}");
     assert!(stdout.contains("Game over!"), "{stdout}");
     // A person playing columns in turn is no match for the trained network.
     assert!(stdout.contains("(AlphaZero) wins"), "{stdout}");
@@ -66,15 +68,17 @@ fn human_vs_az_with_the_person_first_in_json() {
     let over = game_overs(&all);
     assert_eq!(over.len(), 1);
     assert_eq!(over[0]["winner"], "AlphaZero", "{over:?}");
-    // Every move of the AI carries its note.
+    // Every move of the AI carries its note: the search's expectation, or
+    // once the solver proves the position (the profile's exact endgames)
+    // the proven result, to the last move, a proven win in 1.
     let ai_moves: Vec<_> = events(&all, "move")
         .into_iter()
         .filter(|m| m["player"] == "AlphaZero")
         .collect();
     assert!(!ai_moves.is_empty());
-    assert!(ai_moves
-        .iter()
-        .all(|m| m["note"].as_str().is_some_and(|n| n.contains("expects to score"))));
+    let note = |m: &serde_json::Value| m["note"].as_str().unwrap_or("").to_string();
+    assert!(ai_moves.iter().all(|m| note(m).contains("expects to score") || note(m).starts_with("proven")));
+    assert_eq!(note(ai_moves.last().unwrap()), "proven win in 1");
 }
 
 #[test]
