@@ -46,7 +46,7 @@ impl Row {
     /// The row's CSV line, given its training hours so far.
     pub fn csv(&self, hours: f64) -> String {
         format!(
-            "{},{},{},{},{},{},{},{:.3},{:.1},{:.4},{:.1},{:.2},{},{},{},{},{},{:.2},{:.2},{:.2},{},{},{},{},{},{:.2},{:.5}",
+            "{},{},{},{},{},{},{},{:.3},{:.1},{:.4},{:.1},{:.2},{},{},{},{},{},{:.2},{:.2},{:.2},{},{},{},{},{},{:.2},{:.6}",
             self.iteration,
             self.games,
             self.positions,
@@ -285,7 +285,7 @@ mod tests {
         assert_eq!(lines.len(), 3);
         assert!(CSV_HEADER.ends_with(",acc_positions,acc_raw_mistakes,acc_raw_se,acc_mcts_mistakes,acc_mcts_se,acc_s,hours"));
         // Not measured: no positions and empty rates.
-        assert!(lines[1].ends_with(",0,,,,,0.00,0.00000"), "{}", lines[1]);
+        assert!(lines[1].ends_with(",0,,,,,0.00,0.000000"), "{}", lines[1]);
         let cols = CSV_HEADER.split(',').count();
         for l in &lines {
             assert_eq!(l.split(',').count(), cols, "{l}");
@@ -326,11 +326,11 @@ mod tests {
         assert_eq!(col("acc_raw_mistakes"), "0.25000");
         assert_eq!(col("acc_mcts_se"), "0.01700");
         assert_eq!(col("acc_s"), "100.00");
-        assert_eq!(col("hours"), "1.00000");
+        assert_eq!(col("hours"), "1.000000");
         // An older checkpoint's row (no accuracy fields) still reads.
         let old: Row = serde_json::from_str(r#"{"iteration": 3, "eval_s": 36.0}"#).unwrap();
         assert_eq!((old.acc_positions, old.acc_raw_mistakes, old.acc_s), (0, None, 0.0));
-        assert!(old.csv(0.01).ends_with(",0,,,,,0.00,0.01000"));
+        assert!(old.csv(0.01).ends_with(",0,,,,,0.00,0.010000"));
 
         let svg = chart_svg(&rows, "acc").unwrap();
         assert!(svg.contains("mistakes against perfect play") && svg.contains("training hours"), "{svg}");
