@@ -157,6 +157,10 @@ fn training_accuracy_agrees_with_bench_accuracy_on_the_shipped_model() {
             100.0 * want.mistake_rate(),
             100.0 * want.mistake_se()
         );
-        assert_eq!((got.n, got.mistakes, got.exact_best), (want.n, want.mistakes, want.exact_best), "{sims} simulations");
+        assert_eq!(
+            (got.n, got.mistakes, got.exact_best),
+            (want.n, want.mistakes, want.exact_best),
+            "{sims} simulations"
+        );
     }
 }

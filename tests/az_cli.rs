@@ -308,7 +308,10 @@ fn train_with_eval_accuracy_fills_the_columns_and_the_panel() {
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 2);
     let col = |row: &[&str], name: &str| -> f64 {
-        let i = header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
+        let i = header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no column {name}"));
         row[i].parse().unwrap_or_else(|_| panic!("{name}: `{}`", row[i]))
     };
     let mut last_hours = 0.0;
@@ -317,7 +320,10 @@ fn train_with_eval_accuracy_fills_the_columns_and_the_panel() {
         for name in ["acc_raw_mistakes", "acc_mcts_mistakes"] {
             let p = col(row, name);
             // 8 positions: a rate is a whole number of eighths.
-            assert!((0.0..=1.0).contains(&p) && (p * 8.0 - (p * 8.0).round()).abs() < 1e-3, "{name} {p}");
+            assert!(
+                (0.0..=1.0).contains(&p) && (p * 8.0 - (p * 8.0).round()).abs() < 1e-3,
+                "{name} {p}"
+            );
         }
         for (rate, se) in [("acc_raw_mistakes", "acc_raw_se"), ("acc_mcts_mistakes", "acc_mcts_se")] {
             let p = col(row, rate);

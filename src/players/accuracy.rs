@@ -21,7 +21,12 @@ const STREAM_POSITION: u64 = 0xacc2;
 
 /// Asks `strategy` for its move in `p`, the `index`-th position of a run
 /// seeded with `seed`: the verdict and the seconds the answer took.
-pub fn play_labelled(strategy: &mut dyn Strategy, p: &Labelled, index: usize, seed: u64) -> Result<(Verdict, f64), String> {
+pub fn play_labelled(
+    strategy: &mut dyn Strategy,
+    p: &Labelled,
+    index: usize,
+    seed: u64,
+) -> Result<(Verdict, f64), String> {
     let cfg = board();
     let moves = parse_move_string(&p.moves, cfg.cols)?;
     let game = Game::with_opening(cfg, 2, 1, &moves)?;
@@ -77,7 +82,10 @@ pub fn play_all_parallel(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("a thread judging positions panicked".into())))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a thread judging positions panicked".into()))
+            })
             .collect()
     });
     let mut out = vec![None; positions.len()];
@@ -121,12 +129,18 @@ mod tests {
         for threads in [1, 2, 4, 20] {
             let many = play_all_parallel(&|| Ok(Box::new(Leftmost) as Box<dyn Strategy>), &refs, 5, threads).unwrap();
             let got: Vec<Verdict> = many.iter().map(|(v, _)| *v).collect();
-            assert_eq!(got, one.iter().map(|(v, _)| *v).collect::<Vec<_>>(), "{threads} threads");
+            assert_eq!(
+                got,
+                one.iter().map(|(v, _)| *v).collect::<Vec<_>>(),
+                "{threads} threads"
+            );
         }
         let e = play_all_parallel(&|| Err("no model".into()), &refs, 5, 2).unwrap_err();
         assert_eq!(e, "no model");
-        assert!(play_all_parallel(&|| Ok(Box::new(Leftmost) as Box<dyn Strategy>), &[], 5, 2)
-            .unwrap()
-            .is_empty());
+        assert!(
+            play_all_parallel(&|| Ok(Box::new(Leftmost) as Box<dyn Strategy>), &[], 5, 2)
+                .unwrap()
+                .is_empty()
+        );
     }
 }

@@ -633,10 +633,17 @@ mod tests {
         assert_eq!(a, AccuracySettings::default());
         assert_eq!((a.set.as_str(), a.positions), ("begin+middle", 300));
         assert_eq!(a.file, Path::new("benches/accuracy/sets-v1.jsonl"));
-        assert_eq!(t.accuracy_simulations(), Some(100), "eval.simulations, itself mcts.simulations");
+        assert_eq!(
+            t.accuracy_simulations(),
+            Some(100),
+            "eval.simulations, itself mcts.simulations"
+        );
         let t = train("  eval: { simulations: 40, accuracy: { set: middle-hard+end, positions: 12 } }\n").unwrap();
         let a = t.eval.accuracy.clone().unwrap();
-        assert_eq!((a.set.as_str(), a.positions, t.accuracy_simulations()), ("middle-hard+end", 12, Some(40)));
+        assert_eq!(
+            (a.set.as_str(), a.positions, t.accuracy_simulations()),
+            ("middle-hard+end", 12, Some(40))
+        );
         let t = train("  eval: { accuracy: { simulations: 7, file: x.jsonl } }\n").unwrap();
         assert_eq!(t.accuracy_simulations(), Some(7));
         assert_eq!(t.eval.accuracy.unwrap().file, Path::new("x.jsonl"));
@@ -655,7 +662,10 @@ mod tests {
         assert!(e.contains("accuracy"), "{e}");
         let src = "mode: train\nboard: { rows: 4, cols: 5, win_length: 3 }\ntrain:\n  eval: { accuracy: {} }\n";
         let e = parse_str(src, Path::new("t.yaml")).unwrap_err().to_string();
-        assert!(e.starts_with("t.yaml:4:11:") && e.contains("needs the 6×7 board"), "{e}");
+        assert!(
+            e.starts_with("t.yaml:4:11:") && e.contains("needs the 6×7 board"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -74,8 +74,7 @@ pub struct Sets {
 pub fn parse_sets(text: &str, origin: &str) -> Result<Sets, String> {
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     let (_, first) = lines.next().ok_or_else(|| format!("{origin}: empty"))?;
-    let header: serde_json::Value =
-        serde_json::from_str(first).map_err(|e| format!("{origin}:1: header: {e}"))?;
+    let header: serde_json::Value = serde_json::from_str(first).map_err(|e| format!("{origin}:1: header: {e}"))?;
     if header["format"] != FORMAT || header["version"] != VERSION {
         return Err(format!(
             "{origin}:1: expected format {FORMAT} version {VERSION}, got {} {}",
@@ -187,7 +186,11 @@ fn se(p: f64, n: usize) -> f64 {
 /// Tallies verdicts (one per position, with its seconds) by set, in
 /// `set_order`, then the totals [`BEGIN_MIDDLE`] and [`ALL`]. Positions of
 /// a set not in `set_order` count in neither.
-pub fn tally_by_set(positions: &[&Labelled], verdicts: &[(Verdict, f64)], set_order: &[String]) -> Vec<(String, Tally)> {
+pub fn tally_by_set(
+    positions: &[&Labelled],
+    verdicts: &[(Verdict, f64)],
+    set_order: &[String],
+) -> Vec<(String, Tally)> {
     let mut tallies: Vec<(String, Tally)> = set_order.iter().map(|s| (s.clone(), Tally::default())).collect();
     for (p, &(v, seconds)) in positions.iter().zip(verdicts) {
         if let Some((_, tally)) = tallies.iter_mut().find(|(s, _)| *s == p.set) {
@@ -216,7 +219,9 @@ pub fn parse_choice(text: &str) -> Result<Vec<String>, String> {
     let mut chosen = vec![false; names.len()];
     for part in text.split('+').map(str::trim) {
         let hits: Vec<usize> = (0..names.len())
-            .filter(|&i| part == ALL || names[i] == part || names[i].strip_prefix(part).is_some_and(|r| r.starts_with('-')))
+            .filter(|&i| {
+                part == ALL || names[i] == part || names[i].strip_prefix(part).is_some_and(|r| r.starts_with('-'))
+            })
             .collect();
         if part.is_empty() || hits.is_empty() {
             return Err(format!(
@@ -228,7 +233,11 @@ pub fn parse_choice(text: &str) -> Result<Vec<String>, String> {
             chosen[i] = true;
         }
     }
-    Ok(names.into_iter().zip(chosen).filter_map(|(n, c)| c.then_some(n)).collect())
+    Ok(names
+        .into_iter()
+        .zip(chosen)
+        .filter_map(|(n, c)| c.then_some(n))
+        .collect())
 }
 
 /// A fixed subset of `n` positions of the sets `order`: shared out evenly
@@ -336,7 +345,12 @@ mod tests {
         };
         let ps = [p("begin-easy"), p("end-hard"), p("begin-easy"), p("middle-hard")];
         let refs: Vec<&Labelled> = ps.iter().collect();
-        let v = [(verdict(true, false), 1.0), (verdict(true, false), 1.0), (verdict(false, true), 1.0), (verdict(false, false), 1.0)];
+        let v = [
+            (verdict(true, false), 1.0),
+            (verdict(true, false), 1.0),
+            (verdict(false, true), 1.0),
+            (verdict(false, false), 1.0),
+        ];
         let order = parse_choice("begin-easy+middle-hard+end-hard").unwrap();
         let t = tally_by_set(&refs, &v, &order);
         let names: Vec<&str> = t.iter().map(|(s, _)| s.as_str()).collect();
@@ -384,12 +398,19 @@ mod tests {
         // Shares 2, 2 and 1 (begin-hard holds none here), spread over each set's 10.
         assert_eq!(
             got,
-            [("begin-easy", 0), ("begin-easy", 5), ("begin-medium", 0), ("begin-medium", 5)]
+            [
+                ("begin-easy", 0),
+                ("begin-easy", 5),
+                ("begin-medium", 0),
+                ("begin-medium", 5)
+            ]
         );
         let three: Vec<u64> = subset(&sets, &order[..1], 3).iter().map(|p| p.nodes).collect();
         assert_eq!(three, [0, 3, 6]);
         assert_eq!(subset(&sets, &order, 100).len(), 20, "never more than a set holds");
-        assert!(parse_sets("{\"format\": \"other\"}\n", "y").unwrap_err().starts_with("y:1:"));
+        assert!(parse_sets("{\"format\": \"other\"}\n", "y")
+            .unwrap_err()
+            .starts_with("y:1:"));
         let e = parse_sets(&format!("{}\n{{}}\n", text.lines().next().unwrap()), "z").unwrap_err();
         assert!(e.starts_with("z:2:"), "{e}");
     }

@@ -31,7 +31,10 @@ pub fn load_positions(a: &AccuracySettings) -> Result<Vec<Labelled>, String> {
     let text = std::fs::read_to_string(&a.file).map_err(|e| what(format!("{}: {e}", a.file.display())))?;
     let sets = parse_sets(&text, &a.file.display().to_string()).map_err(what)?;
     let order = parse_choice(&a.set).map_err(what)?;
-    let chosen: Vec<Labelled> = subset(&sets, &order, a.positions as usize).into_iter().cloned().collect();
+    let chosen: Vec<Labelled> = subset(&sets, &order, a.positions as usize)
+        .into_iter()
+        .cloned()
+        .collect();
     if chosen.is_empty() {
         return Err(what(format!("{} holds no position of `{}`", a.file.display(), a.set)));
     }

@@ -228,7 +228,10 @@ fn accuracy_panel<DB: plotters::prelude::DrawingBackend>(
         .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
         .draw()
         .map_err(err)?;
-    for (series, color, label) in [(&raw, RED, "network alone (1 simulation)"), (&mcts, BLUE, "search (eval.accuracy.simulations)")] {
+    for (series, color, label) in [
+        (&raw, RED, "network alone (1 simulation)"),
+        (&mcts, BLUE, "search (eval.accuracy.simulations)"),
+    ] {
         c.draw_series(LineSeries::new(series.iter().map(|p| (p.0, p.1)), color))
             .map_err(err)?
             .label(label)
@@ -283,7 +286,8 @@ mod tests {
         let text = csv(&rows);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);
-        assert!(CSV_HEADER.ends_with(",acc_positions,acc_raw_mistakes,acc_raw_se,acc_mcts_mistakes,acc_mcts_se,acc_s,hours"));
+        assert!(CSV_HEADER
+            .ends_with(",acc_positions,acc_raw_mistakes,acc_raw_se,acc_mcts_mistakes,acc_mcts_se,acc_s,hours"));
         // Not measured: no positions and empty rates.
         assert!(lines[1].ends_with(",0,,,,,0.00,0.000000"), "{}", lines[1]);
         let cols = CSV_HEADER.split(',').count();
@@ -333,7 +337,10 @@ mod tests {
         assert!(old.csv(0.01).ends_with(",0,,,,,0.00,0.010000"));
 
         let svg = chart_svg(&rows, "acc").unwrap();
-        assert!(svg.contains("mistakes against perfect play") && svg.contains("training hours"), "{svg}");
+        assert!(
+            svg.contains("mistakes against perfect play") && svg.contains("training hours"),
+            "{svg}"
+        );
         assert!(svg.contains("network alone (1 simulation)"));
         let without = chart_svg(&rows[..1], "none").unwrap();
         assert!(!without.contains("mistakes against perfect play"));
