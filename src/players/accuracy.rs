@@ -16,6 +16,9 @@ use crate::solver::sets::{board, judge, Labelled, Verdict};
 use crate::util::seed::derive;
 use std::time::Instant;
 
+/// One thread's answers: (position index, verdict and seconds) each.
+type Dealt = Result<Vec<(usize, (Verdict, f64))>, String>;
+
 /// Seed stream of one benchmarked position.
 const STREAM_POSITION: u64 = 0xacc2;
 
@@ -68,7 +71,7 @@ pub fn play_all_parallel(
     threads: usize,
 ) -> Result<Vec<(Verdict, f64)>, String> {
     let threads = threads.clamp(1, positions.len().max(1));
-    let dealt: Vec<Result<Vec<(usize, (Verdict, f64))>, String>> = std::thread::scope(|s| {
+    let dealt: Vec<Dealt> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 s.spawn(move || {

@@ -193,17 +193,17 @@ fn accuracy_panel<DB: plotters::prelude::DrawingBackend>(
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let at = hours(rows);
     // (hours, rate, standard error) of each measured row.
-    let points = |rate: &dyn Fn(&Row) -> (Option<f64>, Option<f64>)| -> Vec<(f64, f64, f64)> {
+    let points = |rate: fn(&Row) -> [Option<f64>; 2]| -> Vec<(f64, f64, f64)> {
         rows.iter()
             .zip(&at)
             .filter_map(|(r, &h)| match rate(r) {
-                (Some(p), se) if r.acc_positions > 0 && p.is_finite() => Some((h, p, se.unwrap_or(0.0))),
+                [Some(p), se] if r.acc_positions > 0 && p.is_finite() => Some((h, p, se.unwrap_or(0.0))),
                 _ => None,
             })
             .collect()
     };
-    let raw = points(&|r| (r.acc_raw_mistakes, r.acc_raw_se));
-    let mcts = points(&|r| (r.acc_mcts_mistakes, r.acc_mcts_se));
+    let raw = points(|r| [r.acc_raw_mistakes, r.acc_raw_se]);
+    let mcts = points(|r| [r.acc_mcts_mistakes, r.acc_mcts_se]);
     let top = raw
         .iter()
         .chain(&mcts)
