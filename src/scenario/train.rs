@@ -35,7 +35,7 @@
 //! | `eval.opponent` | a player entry, as in `players` | `{kind: minimax, depth: 8}` |
 //! | `eval.openings` | `{plies: N}` (every opening of N plies, in an order fixed by `seed`; game 2k and 2k+1 play opening k with the colours swapped) or `{file: PATH}` (one move string a line, in file order) | `{plies: 2}` |
 //! | `eval.simulations` *(c4sim)* | whole number ≥ 1: the network player's simulations in evaluation | `mcts.simulations` |
-//! | `eval.accuracy` *(c4sim)* | a mapping (`{}` for every default): on each evaluated iteration, also the W/D/L mistake rates against perfect play of the network alone (1 simulation) and of its search, on solver-labelled positions (docs/accuracy.md); 6×7 boards only | absent: not measured |
+//! | `eval.accuracy` *(c4sim)* | a mapping (`{}` for every default): on each evaluated iteration (so `eval.every` ≥ 1), also the W/D/L mistake rates against perfect play of the network alone (1 simulation) and of its search, on solver-labelled positions (docs/accuracy.md); 6×7 boards only | absent: not measured |
 //! | `eval.accuracy.set` | set names (`middle-hard`), groups (`begin`, `middle`, `end`) or `all`, joined by `+` | `begin+middle` |
 //! | `eval.accuracy.positions` | whole number ≥ 1: positions in all, a fixed subset shared evenly between the sets and spread over each (`bench accuracy --positions`) | `300` |
 //! | `eval.accuracy.simulations` | whole number ≥ 1: the search's simulations | `eval.simulations` |
@@ -472,6 +472,14 @@ pub(crate) fn parse_train(doc: Doc, v: &Node, board: BoardConfig) -> Result<Trai
         }
         if let Some((k, v)) = get(e, "accuracy") {
             t.eval.accuracy = Some(parse_accuracy(doc, k, v, board)?);
+            if t.eval.every == 0 {
+                // It runs on the evaluated iterations: with none it would
+                // silently never measure.
+                return Err(doc.err(
+                    k.pos(),
+                    "`train.eval.accuracy` is measured every `eval.every` iterations, so it needs `eval.every` of at least 1",
+                ));
+            }
         }
     }
     u32_key(doc, top, "iterations", 1, &mut t.iterations)?;
@@ -658,6 +666,11 @@ mod tests {
         assert!(e.contains("at least 1"), "{e}");
         let e = train("  eval: { accuracy: { sets: all } }\n").unwrap_err();
         assert!(e.contains("in `train.eval.accuracy`") && e.contains("`set`"), "{e}");
+        let e = train("  eval: { every: 0, accuracy: {} }\n").unwrap_err();
+        assert!(
+            e.starts_with("t.yaml:3:21:") && e.contains("needs `eval.every` of at least 1"),
+            "{e}"
+        );
         let e = train("  eval: { accuracy: 5 }\n").unwrap_err();
         assert!(e.contains("accuracy"), "{e}");
         let src = "mode: train\nboard: { rows: 4, cols: 5, win_length: 3 }\ntrain:\n  eval: { accuracy: {} }\n";
