@@ -275,7 +275,8 @@ fn bad_train_settings_and_models_are_reported() {
 
 /// `eval.accuracy` end to end: a tiny 6×7 run judges its network on a few
 /// labelled positions each iteration, fills the `acc_*` and `hours`
-/// columns, and draws the mistakes panel.
+/// columns, and draws the mistakes panel. Its first checkpoint is made to
+/// look like one from before these columns, and the run resumes from it.
 #[test]
 fn train_with_eval_accuracy_fills_the_columns_and_the_panel() {
     let dir = tempfile::tempdir().unwrap();
@@ -293,11 +294,25 @@ fn train_with_eval_accuracy_fills_the_columns_and_the_panel() {
              \x20 replay: {{ capacity: 2000, min_size: 10 }}\n\
              \x20 eval: {{ every: 1, games: 2, opponent: {{ kind: random }}, openings: {{ plies: 0 }},\n\
              \x20   accuracy: {{ set: middle-easy+end, positions: 8, simulations: 8, file: {sets} }} }}\n\
-             \x20 iterations: 2\n  out: {}\n",
+             \x20 iterations: ITERATIONS\n  out: {}\n",
             out.display()
         ),
     )
     .unwrap();
+    let text = std::fs::read_to_string(&sc).unwrap();
+    std::fs::write(&sc, text.replace("ITERATIONS", "1")).unwrap();
+    let o = train(&sc, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // An older c4sim wrote no acc_* fields in the checkpoint's history.
+    let meta_path = out.join("checkpoints/iter-000001/meta.json");
+    let mut meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
+    for row in meta["metrics"].as_array_mut().unwrap() {
+        let row = row.as_object_mut().unwrap();
+        assert!(row.contains_key("acc_raw_mistakes"));
+        row.retain(|k, _| !k.starts_with("acc_"));
+    }
+    std::fs::write(&meta_path, meta.to_string()).unwrap();
+    std::fs::write(&sc, text.replace("ITERATIONS", "2")).unwrap();
     let o = train(&sc, false);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&o.stderr));
@@ -314,8 +329,14 @@ fn train_with_eval_accuracy_fills_the_columns_and_the_panel() {
             .unwrap_or_else(|| panic!("no column {name}"));
         row[i].parse().unwrap_or_else(|_| panic!("{name}: `{}`", row[i]))
     };
+    // The old row reads as not measured; the resumed one is measured.
+    assert_eq!(col(&rows[0], "acc_positions"), 0.0);
+    assert_eq!(
+        rows[0][header.iter().position(|h| *h == "acc_raw_mistakes").unwrap()],
+        ""
+    );
     let mut last_hours = 0.0;
-    for row in &rows {
+    for row in &rows[1..] {
         assert_eq!(col(row, "acc_positions"), 8.0);
         for name in ["acc_raw_mistakes", "acc_mcts_mistakes"] {
             let p = col(row, name);
