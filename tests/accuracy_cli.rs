@@ -116,3 +116,51 @@ fn committed_sets_parse_and_agree_with_the_solver() {
         assert_eq!(solver.scores(&pos, Some(20_000_000)), p.scores, "{}", p.moves);
     }
 }
+
+/// Training's `eval.accuracy` (the network in memory, positions dealt to
+/// threads) judges the shipped model exactly as `bench accuracy` does (the
+/// `alphazero` kind loaded from disk, one position after another), on the
+/// same fixed subset. `C4SIM_ACC_POSITIONS` sets its size (default 14, a
+/// few seconds); the report's 300 run with it set.
+#[test]
+fn training_accuracy_agrees_with_bench_accuracy_on_the_shipped_model() {
+    use c4sim::az::checkpoint::load_model;
+    use c4sim::az::inference::{Evaluate, Folded, ParallelCpu};
+    use c4sim::bench::accuracy::{bench_player, parse_choice, subset, ALL};
+    use c4sim::players::alphazero::AlphaZeroBot;
+    use std::sync::Arc;
+
+    let n: usize = std::env::var("C4SIM_ACC_POSITIONS").map_or(14, |v| v.parse().unwrap());
+    let model = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models/connect4-6x7");
+    let sets = load_sets(&sets_path()).unwrap();
+    let order = parse_choice("begin+middle").unwrap();
+    let chosen = subset(&sets, &order, n);
+    let owned: Vec<_> = chosen.iter().map(|p| (*p).clone()).collect();
+    let (meta, net) = load_model(&model, &candle_core::Device::Cpu).unwrap();
+    let folded = Arc::new(Folded::from_net(&net).unwrap());
+    let make = || Ok(Box::new(ParallelCpu::new(folded.clone(), 1)) as Box<dyn Evaluate>);
+    let t = std::time::Instant::now();
+    let trained = c4sim::train::accuracy::measure(&make, meta.board, &owned, 100, 1, 2).unwrap();
+    eprintln!("eval.accuracy: {:.1} s", t.elapsed().as_secs_f64());
+    for (sims, got) in [(1, &trained.raw), (100, &trained.mcts)] {
+        let mut bot = AlphaZeroBot::load(&model, sims, "cpu", None).unwrap();
+        let bench = bench_player(&mut bot, &chosen, &order, 1).unwrap();
+        let want = &bench.iter().find(|(s, _)| s == ALL).unwrap().1;
+        eprintln!(
+            "{sims} simulations on {n} positions: eval.accuracy {}/{} = {:.2}% ± {:.2}, bench accuracy {}/{} = {:.2}% ± {:.2}",
+            got.mistakes,
+            got.n,
+            100.0 * got.mistake_rate(),
+            100.0 * got.mistake_se(),
+            want.mistakes,
+            want.n,
+            100.0 * want.mistake_rate(),
+            100.0 * want.mistake_se()
+        );
+        assert_eq!(
+            (got.n, got.mistakes, got.exact_best),
+            (want.n, want.mistakes, want.exact_best),
+            "{sims} simulations"
+        );
+    }
+}

@@ -272,3 +272,91 @@ fn bad_train_settings_and_models_are_reported() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("does not exist"));
 }
+
+/// `eval.accuracy` end to end: a tiny 6×7 run judges its network on a few
+/// labelled positions each iteration, fills the `acc_*` and `hours`
+/// columns, and draws the mistakes panel. Its first checkpoint is made to
+/// look like one from before these columns, and the run resumes from it.
+#[test]
+fn train_with_eval_accuracy_fills_the_columns_and_the_panel() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let sets = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/accuracy/sets-v1.jsonl");
+    let sc = dir.path().join("acc.yaml");
+    std::fs::write(
+        &sc,
+        format!(
+            "mode: train\nseed: 2\ntrain:\n\
+             \x20 network: {{ blocks: 1, channels: 8, value_hidden: 16 }}\n\
+             \x20 mcts: {{ simulations: 4 }}\n\
+             \x20 self_play: {{ games_per_iteration: 2, temperature_moves: 4 }}\n\
+             \x20 optimizer: {{ steps_per_iteration: 2, batch_size: 16, threads: 1 }}\n\
+             \x20 replay: {{ capacity: 2000, min_size: 10 }}\n\
+             \x20 eval: {{ every: 1, games: 2, opponent: {{ kind: random }}, openings: {{ plies: 0 }},\n\
+             \x20   accuracy: {{ set: middle-easy+end, positions: 8, simulations: 8, file: {sets} }} }}\n\
+             \x20 iterations: ITERATIONS\n  out: {}\n",
+            out.display()
+        ),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(&sc).unwrap();
+    std::fs::write(&sc, text.replace("ITERATIONS", "1")).unwrap();
+    let o = train(&sc, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // An older c4sim wrote no acc_* fields in the checkpoint's history.
+    let meta_path = out.join("checkpoints/iter-000001/meta.json");
+    let mut meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
+    for row in meta["metrics"].as_array_mut().unwrap() {
+        let row = row.as_object_mut().unwrap();
+        assert!(row.contains_key("acc_raw_mistakes"));
+        row.retain(|k, _| !k.starts_with("acc_"));
+    }
+    std::fs::write(&meta_path, meta.to_string()).unwrap();
+    std::fs::write(&sc, text.replace("ITERATIONS", "2")).unwrap();
+    let o = train(&sc, false);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains("% with search"), "{stdout}");
+    let text = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 2);
+    let col = |row: &[&str], name: &str| -> f64 {
+        let i = header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no column {name}"));
+        row[i].parse().unwrap_or_else(|_| panic!("{name}: `{}`", row[i]))
+    };
+    // The old row reads as not measured; the resumed one is measured.
+    assert_eq!(col(&rows[0], "acc_positions"), 0.0);
+    assert_eq!(
+        rows[0][header.iter().position(|h| *h == "acc_raw_mistakes").unwrap()],
+        ""
+    );
+    let mut last_hours = 0.0;
+    for row in &rows[1..] {
+        assert_eq!(col(row, "acc_positions"), 8.0);
+        for name in ["acc_raw_mistakes", "acc_mcts_mistakes"] {
+            let p = col(row, name);
+            // 8 positions: a rate is a whole number of eighths.
+            assert!(
+                (0.0..=1.0).contains(&p) && (p * 8.0 - (p * 8.0).round()).abs() < 1e-3,
+                "{name} {p}"
+            );
+        }
+        for (rate, se) in [("acc_raw_mistakes", "acc_raw_se"), ("acc_mcts_mistakes", "acc_mcts_se")] {
+            let p = col(row, rate);
+            assert!((col(row, se) - (p * (1.0 - p) / 8.0).sqrt()).abs() < 1e-4);
+        }
+        assert!(col(row, "acc_s") >= 0.0);
+        let hours = col(row, "hours");
+        assert!(hours > 0.0 && hours >= last_hours && hours < 1.0, "hours {hours}");
+        last_hours = hours;
+    }
+    let svg = std::fs::read_to_string(out.join("curves.svg")).unwrap();
+    assert!(svg.contains("mistakes against perfect play") && svg.contains("training hours"));
+    let resolved = std::fs::read_to_string(out.join("scenario.resolved.yaml")).unwrap();
+    assert!(resolved.contains("set: middle-easy+end"), "{resolved}");
+}

@@ -356,4 +356,14 @@ pub struct Row {
     pub selfplay_s: f64,
     pub train_s: f64,
     pub eval_s: f64,
+    /// `eval.accuracy`'s positions (0: not measured this iteration). The
+    /// rates are W/D/L mistakes against perfect play, with their binomial
+    /// standard errors, of the network alone (`raw`, 1 simulation) and of
+    /// its search (`mcts`).
+    pub acc_positions: u32,
+    pub acc_raw_mistakes: Option<f64>,
+    pub acc_raw_se: Option<f64>,
+    pub acc_mcts_mistakes: Option<f64>,
+    pub acc_mcts_se: Option<f64>,
+    pub acc_s: f64,
 }

@@ -22,20 +22,25 @@
 //! a full column).
 //!
 //! # A mistake
-//! A move is a W/D/L mistake when its class (win > draw > loss, the sign of
-//! its exact score) is worse than the best column's; it is exact-best when
-//! its score equals the best score (fastest win, slowest loss). Rates come
-//! with the binomial standard error √(p(1−p)/n).
+//! As [`crate::solver::sets`] judges it (W/D/L class worse than the best
+//! column's; exact-best when the score is the best); the sets file's types,
+//! parsing, `judge` and `Tally` live there, and asking a player for its
+//! moves in [`crate::players::accuracy`], so training's `eval.accuracy`
+//! shares them.
 
-use crate::game::openings::{move_string, parse_move_string};
-use crate::game::{Answer, Board, BoardConfig, Game, DEFAULT_LETTERS};
-use crate::players::{build_strategy, Strategy, TurnView};
+use crate::game::openings::move_string;
+use crate::game::Board;
+use crate::players::accuracy::play_all;
+use crate::players::{build_strategy, Strategy};
 use crate::search::minimax::Minimax;
+pub use crate::solver::sets::{
+    board, has_choice, judge, parse_choice, parse_sets, set_names, subset, tally_by_set, Labelled, Sets, Tally,
+    Verdict, ALL, BEGIN, BEGIN_MIDDLE, DEFAULT_SETS, END, FORMAT, GROUPS, LEVELS, MIDDLE, VERSION,
+};
 use crate::solver::{Pos, Solver};
 use crate::util::seed::derive;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::HashSet;
 use std::io::Write;
@@ -43,34 +48,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-/// The committed sets file.
-pub const DEFAULT_SETS: &str = "benches/accuracy/sets-v1.jsonl";
-/// What the header's `format` says.
-pub const FORMAT: &str = "c4sim-accuracy-sets";
-/// The file format's version.
-pub const VERSION: u64 = 1;
-/// Plies of the begin group. Plies 0–7 are left out: without an opening
-/// book the solver needs up to minutes a position there (a trial from ply 4
-/// took 225 s for 15 positions), which would make every begin-hard position
-/// a ply-4 to 6 one.
-pub const BEGIN: (usize, usize) = (8, 14);
-pub const MIDDLE: (usize, usize) = (15, 26);
-pub const END: (usize, usize) = (27, 38);
 /// The depth of the minimax that plays half the moves of the generator.
 const GUIDE_DEPTH: u32 = 4;
-/// Seed streams: one generated line, one benchmarked position.
+/// Seed stream of one generated line.
 const STREAM_LINE: u64 = 0xacc1;
-const STREAM_POSITION: u64 = 0xacc2;
-const GROUPS: [(&str, (usize, usize)); 3] = [("begin", BEGIN), ("middle", MIDDLE), ("end", END)];
-const LEVELS: [&str; 3] = ["easy", "medium", "hard"];
-
-/// Every set's name, in order: begin-easy … end-hard.
-pub fn set_names() -> Vec<String> {
-    GROUPS
-        .iter()
-        .flat_map(|(g, _)| LEVELS.iter().map(move |l| format!("{g}-{l}")))
-        .collect()
-}
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct AccuracyArgs {
@@ -101,6 +82,10 @@ pub struct AccuracyArgs {
     /// Only the first N positions of each set.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// N positions in all instead: the fixed subset of training's
+    /// `eval.accuracy`, shared evenly between the sets and spread over each.
+    #[arg(long, conflicts_with = "limit")]
+    pub positions: Option<usize>,
     /// Only these sets (comma-separated names, e.g. begin-hard,end-easy).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
@@ -109,85 +94,10 @@ pub struct AccuracyArgs {
     pub json: Option<PathBuf>,
 }
 
-/// One labelled position of the sets file.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Labelled {
-    pub set: String,
-    /// Columns from 1.
-    pub moves: String,
-    pub ply: usize,
-    /// Solver nodes to label it from an empty table.
-    pub nodes: u64,
-    /// Every column's exact score for the side to move; `None` for a full column.
-    pub scores: Vec<Option<i32>>,
-}
-
-/// The sets file: its header and positions.
-#[derive(Clone, Debug)]
-pub struct Sets {
-    pub header: serde_json::Value,
-    pub positions: Vec<Labelled>,
-}
-
-/// The 6×7 board the sets are on.
-pub fn board() -> BoardConfig {
-    BoardConfig::new(6, 7, 4).expect("6x7x4 is a board")
-}
-
 /// Reads a sets file, checking its header.
 pub fn load_sets(path: &Path) -> Result<Sets, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-    let (_, first) = lines.next().ok_or_else(|| format!("{}: empty", path.display()))?;
-    let header: serde_json::Value =
-        serde_json::from_str(first).map_err(|e| format!("{}:1: header: {e}", path.display()))?;
-    if header["format"] != FORMAT || header["version"] != VERSION {
-        return Err(format!(
-            "{}:1: expected format {FORMAT} version {VERSION}, got {} {}",
-            path.display(),
-            header["format"],
-            header["version"]
-        ));
-    }
-    let mut positions = Vec::new();
-    for (i, line) in lines {
-        let p: Labelled = serde_json::from_str(line).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?;
-        positions.push(p);
-    }
-    Ok(Sets { header, positions })
-}
-
-/// How one move fares against the exact scores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Verdict {
-    /// Its win/draw/loss class is worse than the best column's (an illegal
-    /// or unlabelled move counts as one).
-    pub mistake: bool,
-    /// Its score is the best score.
-    pub exact_best: bool,
-}
-
-/// Judges `col` (from 0) against every column's exact score.
-pub fn judge(scores: &[Option<i32>], col: usize) -> Verdict {
-    let best = scores.iter().flatten().copied().max();
-    match (best, scores.get(col).copied().flatten()) {
-        (Some(best), Some(s)) => Verdict {
-            mistake: s.signum() < best.signum(),
-            exact_best: s == best,
-        },
-        _ => Verdict {
-            mistake: true,
-            exact_best: false,
-        },
-    }
-}
-
-/// Whether the columns' win/draw/loss classes differ, so that a W/D/L
-/// mistake can be made.
-pub fn has_choice(scores: &[Option<i32>]) -> bool {
-    let mut classes = scores.iter().flatten().map(|s| s.signum());
-    let first = classes.next();
-    classes.any(|c| Some(c) != first)
+    parse_sets(&text, &path.display().to_string())
 }
 
 /// Plays one seeded line to `target` plies; `None` when it ends the game
@@ -372,70 +282,18 @@ pub fn save_sets(path: &Path, sets: &Sets) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// One player's tally on one set.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Tally {
-    pub n: usize,
-    pub mistakes: usize,
-    pub exact_best: usize,
-    pub seconds: f64,
-}
-
-impl Tally {
-    fn add(&mut self, o: &Tally) {
-        self.n += o.n;
-        self.mistakes += o.mistakes;
-        self.exact_best += o.exact_best;
-        self.seconds += o.seconds;
-    }
-    pub fn mistake_rate(&self) -> f64 {
-        rate(self.mistakes, self.n)
-    }
-    pub fn exact_rate(&self) -> f64 {
-        rate(self.exact_best, self.n)
-    }
-    /// Binomial standard error of the mistake rate.
-    pub fn mistake_se(&self) -> f64 {
-        se(self.mistake_rate(), self.n)
-    }
-    pub fn exact_se(&self) -> f64 {
-        se(self.exact_rate(), self.n)
-    }
-    pub fn ms_per_move(&self) -> f64 {
-        if self.n == 0 {
-            0.0
-        } else {
-            1000.0 * self.seconds / self.n as f64
-        }
-    }
-    fn to_json(&self) -> serde_json::Value {
-        json!({
-            "positions": self.n,
-            "mistakes": self.mistakes,
-            "mistake_rate": self.mistake_rate(),
-            "mistake_se": self.mistake_se(),
-            "exact_best": self.exact_best,
-            "exact_best_rate": self.exact_rate(),
-            "exact_best_se": self.exact_se(),
-            "ms_per_move": self.ms_per_move(),
-        })
-    }
-}
-
-fn rate(k: usize, n: usize) -> f64 {
-    if n == 0 {
-        0.0
-    } else {
-        k as f64 / n as f64
-    }
-}
-
-fn se(p: f64, n: usize) -> f64 {
-    if n == 0 {
-        0.0
-    } else {
-        (p * (1.0 - p) / n as f64).sqrt()
-    }
+/// A tally as the JSON report gives it.
+fn tally_json(t: &Tally) -> serde_json::Value {
+    json!({
+        "positions": t.n,
+        "mistakes": t.mistakes,
+        "mistake_rate": t.mistake_rate(),
+        "mistake_se": t.mistake_se(),
+        "exact_best": t.exact_best,
+        "exact_best_rate": t.exact_rate(),
+        "exact_best_se": t.exact_se(),
+        "ms_per_move": t.ms_per_move(),
+    })
 }
 
 /// One player's results: per set, then the begin+middle and all totals.
@@ -445,10 +303,6 @@ pub struct PlayerResult {
     pub name: String,
     pub sets: Vec<(String, Tally)>,
 }
-
-/// Names of the totals.
-pub const BEGIN_MIDDLE: &str = "begin+middle";
-pub const ALL: &str = "all";
 
 impl PlayerResult {
     pub fn get(&self, set: &str) -> Option<&Tally> {
@@ -463,40 +317,8 @@ pub fn bench_player(
     set_order: &[String],
     seed: u64,
 ) -> Result<Vec<(String, Tally)>, String> {
-    let cfg = board();
-    let mut tallies: Vec<(String, Tally)> = set_order.iter().map(|s| (s.clone(), Tally::default())).collect();
-    for (i, p) in positions.iter().enumerate() {
-        let moves = parse_move_string(&p.moves, cfg.cols)?;
-        let game = Game::with_opening(cfg, 2, 1, &moves)?;
-        let view = TurnView::of(&game, i as u64 + 1, moves.len() % 2, &DEFAULT_LETTERS, None);
-        strategy.new_game(derive(seed, i as u64, STREAM_POSITION));
-        let t = Instant::now();
-        let answer = strategy.choose(&view);
-        let seconds = t.elapsed().as_secs_f64();
-        let col = match answer {
-            Answer::Column(c) if c >= 0 => c as usize,
-            _ => usize::MAX,
-        };
-        let v = judge(&p.scores, col);
-        let Some((_, tally)) = tallies.iter_mut().find(|(s, _)| *s == p.set) else {
-            continue;
-        };
-        tally.n += 1;
-        tally.mistakes += v.mistake as usize;
-        tally.exact_best += v.exact_best as usize;
-        tally.seconds += seconds;
-    }
-    let mut bm = Tally::default();
-    let mut all = Tally::default();
-    for (s, t) in &tallies {
-        if s.starts_with("begin-") || s.starts_with("middle-") {
-            bm.add(t);
-        }
-        all.add(t);
-    }
-    tallies.push((BEGIN_MIDDLE.into(), bm));
-    tallies.push((ALL.into(), all));
-    Ok(tallies)
+    let verdicts = play_all(strategy, positions, seed)?;
+    Ok(tally_by_set(positions, &verdicts, set_order))
 }
 
 /// The positions to run: `only` sets (all if empty), the first `limit` of each.
@@ -584,7 +406,7 @@ pub fn to_json(
         "players": results.iter().map(|r| json!({
             "name": r.name,
             "spec": r.spec,
-            "sets": r.sets.iter().map(|(s, t)| (s.clone(), t.to_json())).collect::<serde_json::Map<_, _>>(),
+            "sets": r.sets.iter().map(|(s, t)| (s.clone(), tally_json(t))).collect::<serde_json::Map<_, _>>(),
         })).collect::<Vec<_>>(),
     })
 }
@@ -637,7 +459,10 @@ fn run_inner(args: &AccuracyArgs) -> Result<(), (u8, String)> {
         return Err(usage("give at least one --player SPEC (or --make-sets)".into()));
     }
     let sets = load_sets(&args.sets).map_err(usage)?;
-    let (order, chosen) = select(&sets, &args.only, args.limit).map_err(usage)?;
+    let (order, mut chosen) = select(&sets, &args.only, args.limit).map_err(usage)?;
+    if let Some(n) = args.positions {
+        chosen = subset(&sets, &order, n);
+    }
     let mut results = Vec::new();
     for spec_text in &args.players {
         let spec = crate::scenario::parse_player_spec(spec_text).map_err(|e| usage(e.to_string()))?;
@@ -680,55 +505,7 @@ fn display_name(spec: &str, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn verdict(mistake: bool, exact_best: bool) -> Verdict {
-        Verdict { mistake, exact_best }
-    }
-
-    #[test]
-    fn judge_classes_and_exact_best() {
-        // Column 2 wins fastest, column 3 wins slower, 1 draws, 0 loses, 4 full.
-        let s = [Some(-3), Some(0), Some(5), Some(2), None, Some(-1), Some(-8)];
-        assert_eq!(judge(&s, 2), verdict(false, true));
-        assert_eq!(judge(&s, 3), verdict(false, false));
-        assert_eq!(judge(&s, 1), verdict(true, false));
-        assert_eq!(judge(&s, 0), verdict(true, false));
-        // A full column or one off the board is a mistake.
-        assert!(judge(&s, 4).mistake);
-        assert!(judge(&s, usize::MAX).mistake);
-        // When the best is a draw, a loss is a mistake and another draw is not.
-        let d = [Some(0), Some(-2), Some(0)];
-        assert_eq!(judge(&d, 2), verdict(false, true));
-        assert!(judge(&d, 1).mistake);
-        // When every move loses, none is a W/D/L mistake; the slowest loss is exact.
-        let l = [Some(-5), Some(-2)];
-        assert_eq!(judge(&l, 0), verdict(false, false));
-        assert_eq!(judge(&l, 1), verdict(false, true));
-    }
-
-    #[test]
-    fn judge_on_a_solved_position() {
-        // Moves 121212 (columns from 1): each side has three in its column
-        // and the first player is to move. Column 1 wins at once; columns
-        // 3–7 let the second player win in column 2 at once. (Column 2, the
-        // block, needs a deep search and is left unlabelled here.)
-        let mut solver = Solver::new(board(), 16).unwrap();
-        let pos = solver.position(&[0, 1, 0, 1, 0, 1]).unwrap();
-        let mut scores = vec![None; 7];
-        for c in [0, 2, 3, 4, 5, 6] {
-            scores[c] = Some(if solver.is_winning_move(&pos, c) {
-                (42 + 1 - 7) / 2
-            } else {
-                -solver.solve(&solver.play(&pos, c).unwrap(), None).unwrap()
-            });
-        }
-        assert_eq!(scores[0], Some(18), "a win with one's 4th piece scores 22 - 4");
-        assert_eq!(judge(&scores, 0), verdict(false, true));
-        for c in 2..7 {
-            assert!(scores[c] < Some(0), "column {c}: the opponent wins with its next move");
-            assert_eq!(judge(&scores, c), verdict(true, false));
-        }
-    }
+    use crate::game::openings::parse_move_string;
 
     #[test]
     fn generated_sets_are_deterministic_and_labelled() {
@@ -753,18 +530,5 @@ mod tests {
             assert!((END.0..=END.1).contains(&p.ply));
         }
         assert!(a.sets.positions.windows(2).all(|w| w[0].nodes <= w[1].nodes));
-    }
-
-    #[test]
-    fn tallies_and_standard_error() {
-        let t = Tally {
-            n: 100,
-            mistakes: 10,
-            exact_best: 50,
-            seconds: 1.0,
-        };
-        assert!((t.mistake_rate() - 0.1).abs() < 1e-12);
-        assert!((t.mistake_se() - 0.03).abs() < 1e-12);
-        assert!((t.ms_per_move() - 10.0).abs() < 1e-12);
     }
 }

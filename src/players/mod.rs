@@ -3,6 +3,7 @@
 //! [`human`] and [`external`]. The player actor wraps any of them;
 //! [`kinds`] is the registry of every kind.
 
+pub mod accuracy;
 pub mod alphazero;
 pub mod bots;
 pub mod external;

@@ -204,7 +204,7 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     // Each mode's section has its own typed parser, owned by that mode.
     let tournament = section(top, "tournament", |v| super::tournament::parse_tournament(doc, v))?;
     let report = section(top, "report", |v| super::tournament::parse_report(doc, v))?;
-    let train = section(top, "train", |v| super::train::parse_train(doc, v))?;
+    let train = section(top, "train", |v| super::train::parse_train(doc, v, board))?;
     let server = section(top, "server", |v| super::net::parse_server(doc, v))?;
     let join = section(top, "join", |v| super::net::parse_join(doc, v))?;
     if mode == Mode::Tournament {

@@ -210,6 +210,17 @@ fn train_value(t: &TrainSettings) -> Value {
     if let Some(sims) = e.simulations {
         push(&mut eval, "simulations", Value::from(sims));
     }
+    if let Some(a) = &e.accuracy {
+        let mut acc = map([
+            ("set", Value::from(a.set.clone())),
+            ("positions", Value::from(a.positions)),
+            ("file", path(&a.file)),
+        ]);
+        if let Some(sims) = a.simulations {
+            push(&mut acc, "simulations", Value::from(sims));
+        }
+        push(&mut eval, "accuracy", acc);
+    }
     let mut v = map([
         (
             "network",
@@ -324,6 +335,14 @@ mod tests {
         assert_eq!(a, b);
         let (a, b) = round_trip("mode: train\ntrain: {mcts: {c_puct: 1.7}, self_play: {q_weight: 0.3, fast_simulations: 20}, eval: {simulations: 50, opponent: {kind: minimax, depth: 2}}}\n");
         assert_eq!(a, b);
+        let (a, b) = round_trip("mode: train\ntrain: {eval: {accuracy: {}}}\n");
+        assert_eq!(a, b);
+        assert!(to_yaml(&b).contains("set: begin+middle"), "{}", to_yaml(&b));
+        let (a, b) = round_trip(
+            "mode: train\ntrain: {eval: {accuracy: {set: middle-hard+end, positions: 12, simulations: 9, file: s.jsonl}}}\n",
+        );
+        assert_eq!(a, b);
+        assert_eq!(b.train.unwrap().accuracy_simulations(), Some(9));
         let (a, b) = round_trip("mode: serve\nserver: {bind: 127.0.0.1:0, countdown: 2s, records: r.jsonl}\n");
         assert_eq!(a, b);
         let (a, b) = round_trip("mode: join\njoin: {server: 127.0.0.1:7878, matches: 3}\nplayers: [{kind: random}]\n");

@@ -35,6 +35,11 @@
 //! | `eval.opponent` | a player entry, as in `players` | `{kind: minimax, depth: 8}` |
 //! | `eval.openings` | `{plies: N}` (every opening of N plies, in an order fixed by `seed`; game 2k and 2k+1 play opening k with the colours swapped) or `{file: PATH}` (one move string a line, in file order) | `{plies: 2}` |
 //! | `eval.simulations` *(c4sim)* | whole number ≥ 1: the network player's simulations in evaluation | `mcts.simulations` |
+//! | `eval.accuracy` *(c4sim)* | a mapping (`{}` for every default): on each evaluated iteration (so `eval.every` ≥ 1), also the W/D/L mistake rates against perfect play of the network alone (1 simulation) and of its search, on solver-labelled positions (docs/accuracy.md); 6×7 boards only | absent: not measured |
+//! | `eval.accuracy.set` | set names (`middle-hard`), groups (`begin`, `middle`, `end`) or `all`, joined by `+` | `begin+middle` |
+//! | `eval.accuracy.positions` | whole number ≥ 1: positions in all, a fixed subset shared evenly between the sets and spread over each (`bench accuracy --positions`) | `300` |
+//! | `eval.accuracy.simulations` | whole number ≥ 1: the search's simulations | `eval.simulations` |
+//! | `eval.accuracy.file` | path of a sets file | `benches/accuracy/sets-v1.jsonl` |
 //! | `iterations` | whole number ≥ 1: the total, counting iterations done before a resume | `50` |
 //! | `device` | `auto` \| `cpu` \| `cuda` \| `metal` | `auto` |
 //! | `out` | path (relative to the current directory) | `models/<scenario file name>` |
@@ -45,6 +50,8 @@ use super::tree::Node;
 use super::types::{PlayerKind, PlayerSpec};
 use super::value::{get, Doc};
 use super::ScenarioError;
+use crate::game::BoardConfig;
+use crate::solver::sets;
 use std::path::PathBuf;
 
 /// `network:` the residual tower's shape.
@@ -110,6 +117,30 @@ pub enum OpeningSuite {
     File(PathBuf),
 }
 
+/// `eval.accuracy:` mistakes against perfect play on labelled positions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccuracySettings {
+    /// The choice as written (`begin+middle`), checked by
+    /// [`sets::parse_choice`]; kept as text so the resolved scenario says
+    /// what the user said.
+    pub set: String,
+    pub positions: u32,
+    /// `None`: `eval.simulations`.
+    pub simulations: Option<u32>,
+    pub file: PathBuf,
+}
+
+impl Default for AccuracySettings {
+    fn default() -> Self {
+        AccuracySettings {
+            set: sets::BEGIN_MIDDLE.into(),
+            positions: 300,
+            simulations: None,
+            file: PathBuf::from(sets::DEFAULT_SETS),
+        }
+    }
+}
+
 /// `eval:` games against a fixed opponent through the referee.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EvalSettings {
@@ -120,6 +151,8 @@ pub struct EvalSettings {
     pub openings: OpeningSuite,
     /// `None`: `mcts.simulations`.
     pub simulations: Option<u32>,
+    /// `None`: not measured.
+    pub accuracy: Option<AccuracySettings>,
 }
 
 /// Typed `train:` settings with their defaults.
@@ -184,6 +217,7 @@ impl Default for TrainSettings {
                 opponent,
                 openings: OpeningSuite::Plies(2),
                 simulations: None,
+                accuracy: None,
             },
             iterations: 50,
             device: "auto".into(),
@@ -207,6 +241,12 @@ impl TrainSettings {
     /// The network player's simulations in evaluation games.
     pub fn eval_simulations(&self) -> u32 {
         self.eval.simulations.unwrap_or(self.mcts.simulations)
+    }
+
+    /// The search's simulations in `eval.accuracy` (when it is given).
+    pub fn accuracy_simulations(&self) -> Option<u32> {
+        let a = self.eval.accuracy.as_ref()?;
+        Some(a.simulations.unwrap_or_else(|| self.eval_simulations()))
     }
 }
 
@@ -243,7 +283,8 @@ const OPTIMIZER_KEYS: [&str; 5] = [
     "threads",
 ];
 const REPLAY_KEYS: [&str; 2] = ["capacity", "min_size"];
-const EVAL_KEYS: [&str; 5] = ["every", "games", "opponent", "openings", "simulations"];
+const EVAL_KEYS: [&str; 6] = ["every", "games", "opponent", "openings", "simulations", "accuracy"];
+const ACCURACY_KEYS: [&str; 4] = ["set", "positions", "simulations", "file"];
 const OPENINGS_KEYS: [&str; 2] = ["plies", "file"];
 use crate::players::kinds::{RunsAs, DEVICES};
 
@@ -298,7 +339,7 @@ fn u32_key(doc: Doc, entries: &[(Node, Node)], key: &str, min: u32, slot: &mut u
 }
 
 /// Parses the `train:` mapping (called only when the key is present).
-pub(crate) fn parse_train(doc: Doc, v: &Node) -> Result<TrainSettings, ScenarioError> {
+pub(crate) fn parse_train(doc: Doc, v: &Node, board: BoardConfig) -> Result<TrainSettings, ScenarioError> {
     let top = doc.mapping("train", v, "`train:` followed by indented keys")?;
     doc.check_keys(top, &TRAIN_KEYS, " in `train`")?;
     let mut t = TrainSettings::default();
@@ -429,6 +470,17 @@ pub(crate) fn parse_train(doc: Doc, v: &Node) -> Result<TrainSettings, ScenarioE
                 (None, None) => OpeningSuite::Plies(2),
             };
         }
+        if let Some((k, v)) = get(e, "accuracy") {
+            t.eval.accuracy = Some(parse_accuracy(doc, k, v, board)?);
+            if t.eval.every == 0 {
+                // It runs on the evaluated iterations: with none it would
+                // silently never measure.
+                return Err(doc.err(
+                    k.pos(),
+                    "`train.eval.accuracy` is measured every `eval.every` iterations, so it needs `eval.every` of at least 1",
+                ));
+            }
+        }
     }
     u32_key(doc, top, "iterations", 1, &mut t.iterations)?;
     if let Some((_, v)) = get(top, "device") {
@@ -443,10 +495,38 @@ pub(crate) fn parse_train(doc: Doc, v: &Node) -> Result<TrainSettings, ScenarioE
     Ok(t)
 }
 
+/// `train.eval.accuracy`: refused on boards the labelled sets are not for.
+fn parse_accuracy(doc: Doc, key: &Node, v: &Node, board: BoardConfig) -> Result<AccuracySettings, ScenarioError> {
+    let e = doc.mapping("accuracy", v, "{set: begin+middle, positions: 300, simulations: 100}")?;
+    doc.check_keys(e, &ACCURACY_KEYS, " in `train.eval.accuracy`")?;
+    if board != sets::board() {
+        return Err(doc.err(
+            key.pos(),
+            format!(
+                "`train.eval.accuracy` needs the 6×7 board (four in a row) its labelled positions are on, \
+                 but this scenario's board is {board}"
+            ),
+        ));
+    }
+    let mut a = AccuracySettings::default();
+    if let Some((_, v)) = get(e, "set") {
+        a.set = doc.nonempty_string("set", v)?;
+        sets::parse_choice(&a.set).map_err(|why| doc.err(v.pos(), format!("`set`: {why}")))?;
+    }
+    u32_key(doc, e, "positions", 1, &mut a.positions)?;
+    if let Some((_, v)) = get(e, "simulations") {
+        a.simulations = Some(doc.u32_at_least("simulations", v, 1)?);
+    }
+    if let Some((_, v)) = get(e, "file") {
+        a.file = PathBuf::from(doc.nonempty_string("file", v)?);
+    }
+    Ok(a)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::scenario::parse_str;
-    use crate::scenario::train::{OpeningSuite, TrainSettings};
+    use crate::scenario::train::{AccuracySettings, OpeningSuite, TrainSettings};
     use crate::scenario::PlayerKind;
     use std::path::Path;
 
@@ -552,6 +632,53 @@ mod tests {
         assert!(e.contains("at most 1"), "{e}");
         let e = train("  self_play: { fast_simulations: 0 }\n").unwrap_err();
         assert!(e.contains("at least 1"), "{e}");
+    }
+
+    #[test]
+    fn accuracy_keys_defaults_and_errors() {
+        let t = train("  eval: { accuracy: {} }\n").unwrap();
+        let a = t.eval.accuracy.clone().unwrap();
+        assert_eq!(a, AccuracySettings::default());
+        assert_eq!((a.set.as_str(), a.positions), ("begin+middle", 300));
+        assert_eq!(a.file, Path::new("benches/accuracy/sets-v1.jsonl"));
+        assert_eq!(
+            t.accuracy_simulations(),
+            Some(100),
+            "eval.simulations, itself mcts.simulations"
+        );
+        let t = train("  eval: { simulations: 40, accuracy: { set: middle-hard+end, positions: 12 } }\n").unwrap();
+        let a = t.eval.accuracy.clone().unwrap();
+        assert_eq!(
+            (a.set.as_str(), a.positions, t.accuracy_simulations()),
+            ("middle-hard+end", 12, Some(40))
+        );
+        let t = train("  eval: { accuracy: { simulations: 7, file: x.jsonl } }\n").unwrap();
+        assert_eq!(t.accuracy_simulations(), Some(7));
+        assert_eq!(t.eval.accuracy.unwrap().file, Path::new("x.jsonl"));
+        assert_eq!(TrainSettings::default().accuracy_simulations(), None);
+
+        let e = train("  eval: { accuracy: { set: middle-hardest } }\n").unwrap_err();
+        assert!(e.starts_with("t.yaml:3:28:"), "{e}");
+        assert!(e.contains("no set `middle-hardest`") && e.contains("begin-easy"), "{e}");
+        let e = train("  eval: { accuracy: { positions: 0 } }\n").unwrap_err();
+        assert!(e.contains("at least 1"), "{e}");
+        let e = train("  eval: { accuracy: { simulations: 0 } }\n").unwrap_err();
+        assert!(e.contains("at least 1"), "{e}");
+        let e = train("  eval: { accuracy: { sets: all } }\n").unwrap_err();
+        assert!(e.contains("in `train.eval.accuracy`") && e.contains("`set`"), "{e}");
+        let e = train("  eval: { every: 0, accuracy: {} }\n").unwrap_err();
+        assert!(
+            e.starts_with("t.yaml:3:21:") && e.contains("needs `eval.every` of at least 1"),
+            "{e}"
+        );
+        let e = train("  eval: { accuracy: 5 }\n").unwrap_err();
+        assert!(e.contains("accuracy"), "{e}");
+        let src = "mode: train\nboard: { rows: 4, cols: 5, win_length: 3 }\ntrain:\n  eval: { accuracy: {} }\n";
+        let e = parse_str(src, Path::new("t.yaml")).unwrap_err().to_string();
+        assert!(
+            e.starts_with("t.yaml:4:11:") && e.contains("needs the 6×7 board"),
+            "{e}"
+        );
     }
 
     #[test]

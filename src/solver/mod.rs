@@ -52,6 +52,7 @@
 
 pub mod book;
 mod position;
+pub mod sets;
 mod table;
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,16 @@
 //! What a training run reports per iteration: `metrics.csv` (one row per
-//! iteration) and `curves.svg` (losses, evaluation score and speed),
-//! both rewritten from the checkpoint's history after each iteration, so
-//! they always agree with the last checkpoint, also after a kill or resume.
+//! iteration) and `curves.svg` (losses, evaluation score and speed, and,
+//! when `eval.accuracy` measured any, mistakes against perfect play by
+//! training hours), both rewritten from the checkpoint's history after each
+//! iteration, so they always agree with the last checkpoint, also after a
+//! kill or resume.
+//!
+//! The last CSV columns: `acc_*` from `eval.accuracy` (empty where not
+//! measured), and `hours`, the training time so far: the sum of every
+//! iteration's self-play, training, evaluation and accuracy seconds up to
+//! that row. It leaves out checkpoint writing and the time between the
+//! sessions of a resumed run, so runs compare by the compute they used;
+//! older checkpoints' rows, without `acc_s`, still sum the rest.
 //!
 //! The chart is SVG so it needs no fonts or graphics libraries on the
 //! machine: text is left to the viewer.
@@ -11,16 +20,33 @@ use std::path::Path;
 
 pub const CSV_HEADER: &str = "iteration,games,positions,buffer,train_steps,policy_loss,value_loss,\
 selfplay_games_per_s,simulations_per_s,cache_hit_rate,mean_batch,train_steps_per_s,eval_score,eval_games,\
-eval_wins,eval_draws,eval_losses,selfplay_s,train_s,eval_s";
+eval_wins,eval_draws,eval_losses,selfplay_s,train_s,eval_s,acc_positions,acc_raw_mistakes,acc_raw_se,\
+acc_mcts_mistakes,acc_mcts_se,acc_s,hours";
 
 fn opt(x: Option<f64>) -> String {
     x.map_or_else(String::new, |v| format!("{v:.5}"))
 }
 
+/// Seconds an iteration spent (see the module doc's `hours`).
+fn iteration_seconds(r: &Row) -> f64 {
+    r.selfplay_s + r.train_s + r.eval_s + r.acc_s
+}
+
+/// Each row's training hours so far.
+pub fn hours(rows: &[Row]) -> Vec<f64> {
+    rows.iter()
+        .scan(0.0, |sum, r| {
+            *sum += iteration_seconds(r);
+            Some(*sum / 3600.0)
+        })
+        .collect()
+}
+
 impl Row {
-    pub fn csv(&self) -> String {
+    /// The row's CSV line, given its training hours so far.
+    pub fn csv(&self, hours: f64) -> String {
         format!(
-            "{},{},{},{},{},{},{},{:.3},{:.1},{:.4},{:.1},{:.2},{},{},{},{},{},{:.2},{:.2},{:.2}",
+            "{},{},{},{},{},{},{},{:.3},{:.1},{:.4},{:.1},{:.2},{},{},{},{},{},{:.2},{:.2},{:.2},{},{},{},{},{},{:.2},{:.6}",
             self.iteration,
             self.games,
             self.positions,
@@ -40,7 +66,14 @@ impl Row {
             self.eval_losses,
             self.selfplay_s,
             self.train_s,
-            self.eval_s
+            self.eval_s,
+            self.acc_positions,
+            opt(self.acc_raw_mistakes),
+            opt(self.acc_raw_se),
+            opt(self.acc_mcts_mistakes),
+            opt(self.acc_mcts_se),
+            self.acc_s,
+            hours
         )
     }
 }
@@ -49,8 +82,8 @@ impl Row {
 pub fn csv(rows: &[Row]) -> String {
     let mut s = String::from(CSV_HEADER);
     s.push('\n');
-    for r in rows {
-        s.push_str(&r.csv());
+    for (r, h) in rows.iter().zip(hours(rows)) {
+        s.push_str(&r.csv(h));
         s.push('\n');
     }
     s
@@ -61,10 +94,14 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
     use plotters::prelude::*;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (900, 900)).into_drawing_area();
+        // The accuracy panel only when a row has it, so runs without
+        // `eval.accuracy` keep their chart as it was.
+        let accuracy = rows.iter().any(|r| r.acc_positions > 0);
+        let n_panels = if accuracy { 4 } else { 3 };
+        let root = SVGBackend::with_string(&mut svg, (900, 300 * n_panels as u32)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let root = root.titled(title, ("sans-serif", 22)).map_err(|e| e.to_string())?;
-        let panels = root.split_evenly((3, 1));
+        let panels = root.split_evenly((n_panels, 1));
         let n = rows.last().map_or(1, |r| r.iteration).max(1) as f64;
         let x0 = rows.first().map_or(0, |r| r.iteration.saturating_sub(1)) as f64;
         let series = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<(f64, f64)> {
@@ -137,9 +174,83 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
             .map_err(|e| e.to_string())?;
         c.draw_series(LineSeries::new(sims, &BLACK))
             .map_err(|e| e.to_string())?;
+        if accuracy {
+            accuracy_panel(&panels[3], rows)?;
+        }
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// The mistakes against perfect play, raw network and search, each point
+/// with a bar of ± one standard error, by training hours (the x-axis the
+/// learning issue's anchors use: how much a CPU-hour teaches).
+fn accuracy_panel<DB: plotters::prelude::DrawingBackend>(
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    rows: &[Row],
+) -> Result<(), String> {
+    use plotters::prelude::*;
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let at = hours(rows);
+    // (hours, rate, standard error) of each measured row.
+    let points = |rate: fn(&Row) -> [Option<f64>; 2]| -> Vec<(f64, f64, f64)> {
+        rows.iter()
+            .zip(&at)
+            .filter_map(|(r, &h)| match rate(r) {
+                [Some(p), se] if r.acc_positions > 0 && p.is_finite() => Some((h, p, se.unwrap_or(0.0))),
+                _ => None,
+            })
+            .collect()
+    };
+    let raw = points(|r| [r.acc_raw_mistakes, r.acc_raw_se]);
+    let mcts = points(|r| [r.acc_mcts_mistakes, r.acc_mcts_se]);
+    let top = raw
+        .iter()
+        .chain(&mcts)
+        .map(|p| p.1 + p.2)
+        .fold(0.05f64, f64::max)
+        .min(0.91)
+        * 1.1;
+    let right = at.last().copied().unwrap_or(0.0).max(1e-3) * 1.02;
+    let mut c = ChartBuilder::on(area)
+        .caption(
+            "W/D/L mistakes against perfect play (eval.accuracy, ± 1 s.e.)",
+            ("sans-serif", 16),
+        )
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..right, 0.0..top)
+        .map_err(err)?;
+    c.configure_mesh()
+        .x_desc("training hours")
+        .x_label_formatter(&|x| format!("{x:.2}"))
+        .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
+        .draw()
+        .map_err(err)?;
+    for (series, color, label) in [
+        (&raw, RED, "network alone (1 simulation)"),
+        (&mcts, BLUE, "search (eval.accuracy.simulations)"),
+    ] {
+        c.draw_series(LineSeries::new(series.iter().map(|p| (p.0, p.1)), color))
+            .map_err(err)?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        c.draw_series(series.iter().map(|p| Circle::new((p.0, p.1), 3, color.filled())))
+            .map_err(err)?;
+        c.draw_series(
+            series
+                .iter()
+                .map(|p| PathElement::new(vec![(p.0, (p.1 - p.2).max(0.0)), (p.0, p.1 + p.2)], color)),
+        )
+        .map_err(err)?;
+    }
+    c.configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE)
+        .draw()
+        .map_err(err)?;
+    Ok(())
 }
 
 /// Writes `text` to `path` through a temporary file and a rename, so a
@@ -175,6 +286,10 @@ mod tests {
         let text = csv(&rows);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);
+        assert!(CSV_HEADER
+            .ends_with(",acc_positions,acc_raw_mistakes,acc_raw_se,acc_mcts_mistakes,acc_mcts_se,acc_s,hours"));
+        // Not measured: no positions and empty rates.
+        assert!(lines[1].ends_with(",0,,,,,0.00,0.000000"), "{}", lines[1]);
         let cols = CSV_HEADER.split(',').count();
         for l in &lines {
             assert_eq!(l.split(',').count(), cols, "{l}");
@@ -182,6 +297,53 @@ mod tests {
         assert!(lines[1].starts_with("1,0,0,0,0,,,"));
         assert!(lines[2].contains(",1.50000,"));
         assert!(lines[2].contains(",0.75000,"));
+    }
+
+    #[test]
+    fn accuracy_columns_and_hours_so_far() {
+        let rows = vec![
+            Row {
+                iteration: 1,
+                selfplay_s: 1800.0,
+                train_s: 900.0,
+                ..Default::default()
+            },
+            Row {
+                iteration: 2,
+                selfplay_s: 600.0,
+                eval_s: 200.0,
+                acc_s: 100.0,
+                acc_positions: 300,
+                acc_raw_mistakes: Some(0.25),
+                acc_raw_se: Some(0.025),
+                acc_mcts_mistakes: Some(0.1),
+                acc_mcts_se: Some(0.017),
+                ..Default::default()
+            },
+        ];
+        assert_eq!(hours(&rows), [0.75, 1.0]);
+        let text = csv(&rows);
+        let header: Vec<&str> = CSV_HEADER.split(',').collect();
+        let line: Vec<&str> = text.lines().nth(2).unwrap().split(',').collect();
+        let col = |name: &str| line[header.iter().position(|h| *h == name).unwrap()];
+        assert_eq!(col("acc_positions"), "300");
+        assert_eq!(col("acc_raw_mistakes"), "0.25000");
+        assert_eq!(col("acc_mcts_se"), "0.01700");
+        assert_eq!(col("acc_s"), "100.00");
+        assert_eq!(col("hours"), "1.000000");
+        // An older checkpoint's row (no accuracy fields) still reads.
+        let old: Row = serde_json::from_str(r#"{"iteration": 3, "eval_s": 36.0}"#).unwrap();
+        assert_eq!((old.acc_positions, old.acc_raw_mistakes, old.acc_s), (0, None, 0.0));
+        assert!(old.csv(0.01).ends_with(",0,,,,,0.00,0.010000"));
+
+        let svg = chart_svg(&rows, "acc").unwrap();
+        assert!(
+            svg.contains("mistakes against perfect play") && svg.contains("training hours"),
+            "{svg}"
+        );
+        assert!(svg.contains("network alone (1 simulation)"));
+        let without = chart_svg(&rows[..1], "none").unwrap();
+        assert!(!without.contains("mistakes against perfect play"));
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! | [`selfplay`] | workers advancing many games at once, their leaves batched into one network call |
 //! | [`replay`] | the replay buffer, mirror augmentation, its file |
 //! | [`metrics`] | metrics.csv and curves.svg |
+//! | [`accuracy`] | `eval.accuracy`: the network's mistakes against perfect play, alone and with search |
 
+pub mod accuracy;
 pub mod metrics;
 pub mod replay;
 pub mod selfplay;

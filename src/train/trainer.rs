@@ -3,8 +3,9 @@
 //! Each iteration: self-play (workers, batched inference) → replay buffer →
 //! AdamW steps (once the buffer holds `replay.min_size` positions) →
 //! evaluation every `eval.every` iterations, through the same referee and
-//! player actors as every other game → checkpoint → `metrics.csv` and
-//! `curves.svg`. Evaluation runs before the checkpoint so that the
+//! player actors as every other game, and on those iterations
+//! `eval.accuracy`'s mistakes against perfect play ([`super::accuracy`]) →
+//! checkpoint → `metrics.csv` and `curves.svg`. Evaluation runs before the checkpoint so that the
 //! checkpoint's metrics include its score; a kill during evaluation repeats
 //! that iteration on resume, never leaves a half-counted one.
 //!
@@ -12,6 +13,7 @@
 //! blocking pool, so the actor system stays free to run evaluation games
 //! (which need the referee and player actors) and to notice Ctrl-C.
 
+use super::accuracy::{load_positions, measure};
 use super::metrics::{self, Row};
 use super::replay::{Batch, Replay};
 use super::selfplay::{play_parallel, SelfPlayConfig};
@@ -31,6 +33,7 @@ use crate::players::build_strategy;
 use crate::record::GameRecord;
 use crate::scenario::train::{OpeningSuite, TrainSettings};
 use crate::scenario::Scenario;
+use crate::solver::sets::Labelled;
 use crate::tournament::lanes::{play_on_lanes, Rules};
 use crate::tournament::schedule::Planned;
 use crate::util::seed;
@@ -63,6 +66,8 @@ pub struct TrainState {
     workers: usize,
     json: bool,
     openings: Vec<Vec<usize>>,
+    /// `eval.accuracy`'s positions; empty when it is off.
+    accuracy: Vec<Labelled>,
 }
 
 fn bar(len: u64, what: &str) -> ProgressBar {
@@ -99,7 +104,10 @@ fn settings_json(t: &TrainSettings) -> serde_json::Value {
         "replay": { "capacity": t.replay.capacity, "min_size": t.replay.min_size },
         "eval": { "every": t.eval.every, "games": t.eval.games, "opponent": t.eval.opponent.name,
                   "opponent_kind": t.eval.opponent.kind.as_str(), "openings": openings,
-                  "simulations": t.eval_simulations() },
+                  "simulations": t.eval_simulations(),
+                  "accuracy": t.eval.accuracy.as_ref().map(|a| json!({
+                      "set": a.set, "positions": a.positions, "file": a.file,
+                      "simulations": t.accuracy_simulations() })) },
         "iterations": t.iterations,
         "device": t.device,
     })
@@ -140,6 +148,10 @@ impl TrainState {
             vec![Vec::new()]
         } else {
             openings
+        };
+        let accuracy = match &settings.eval.accuracy {
+            Some(a) => load_positions(a)?,
+            None => Vec::new(),
         };
         let candle = |e: candle_core::Error| e.to_string();
         let capacity = settings.replay.capacity as usize;
@@ -231,7 +243,44 @@ impl TrainState {
             workers,
             json,
             openings,
+            accuracy,
         })
+    }
+
+    /// An evaluator of the current network for one evaluating thread:
+    /// position by position on the CPU, so results replay exactly (see
+    /// `ParallelCpu`); a copy of the network on other devices.
+    fn play_evaluator(&self) -> Result<Box<dyn Evaluate>, String> {
+        Ok(if self.device.is_cpu() {
+            Box::new(ParallelCpu::new(self.folded.clone(), 1))
+        } else {
+            Box::new(CandleEvaluator {
+                net: self.net.duplicate(&self.device).map_err(|e| e.to_string())?,
+            })
+        })
+    }
+
+    /// `eval.accuracy` on the current network, on one thread per worker;
+    /// fills the row's `acc_*` fields.
+    fn measure_accuracy(&self, row: &mut Row) -> Result<(), String> {
+        let Some(sims) = self.settings.accuracy_simulations() else {
+            return Ok(());
+        };
+        let a = measure(
+            &|| self.play_evaluator(),
+            self.cfg.into(),
+            &self.accuracy,
+            sims,
+            self.seed,
+            self.workers.max(1),
+        )?;
+        row.acc_positions = a.raw.n as u32;
+        row.acc_raw_mistakes = Some(a.raw.mistake_rate());
+        row.acc_raw_se = Some(a.raw.mistake_se());
+        row.acc_mcts_mistakes = Some(a.mcts.mistake_rate());
+        row.acc_mcts_se = Some(a.mcts.mistake_se());
+        row.acc_s = a.seconds;
+        Ok(())
     }
 
     fn evaluators(&self) -> Result<Vec<Box<dyn Evaluate>>, String> {
@@ -490,15 +539,8 @@ async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32, u32), Stri
         seed_of: Arc::new(move |index| seed::derive(seed, it as u64 * 1_000_003 + index - 1, seed::EVAL_GAME)),
     };
     let players = |lane: usize, _lanes: usize| -> Result<Vec<Inner>, String> {
-        // One lane per core, so one thread each; position by position, so
-        // the evaluation's games replay exactly (see `ParallelCpu`).
-        let eval: Box<dyn Evaluate> = if st.device.is_cpu() {
-            Box::new(ParallelCpu::new(st.folded.clone(), 1))
-        } else {
-            Box::new(CandleEvaluator {
-                net: st.net.duplicate(&st.device).map_err(|e| e.to_string())?,
-            })
-        };
+        // One lane per core, so one thread each.
+        let eval = st.play_evaluator()?;
         let me = AlphaZeroBot::with_evaluator(format!("iteration {it}"), board, st.settings.eval_simulations(), eval);
         let opp = build_strategy(&e.opponent, seed::derive(st.seed, it as u64, lane as u64))
             .map_err(|why| format!("the evaluation opponent `{}` cannot be built: {why}", e.opponent.name))?;
@@ -575,6 +617,22 @@ impl Handler<RunIteration> for Trainer {
                     Err(e) => return (Some(st), Err(e)),
                 }
             }
+            if st.due_for_eval(row.iteration) && !st.accuracy.is_empty() {
+                let (st2, row2) = match tokio::task::spawn_blocking(move || {
+                    let r = st.measure_accuracy(&mut row);
+                    (st, r.map(|()| row))
+                })
+                .await
+                {
+                    Ok(x) => x,
+                    Err(e) => return (None, Err(format!("measuring eval.accuracy panicked: {e}"))),
+                };
+                st = st2;
+                row = match row2 {
+                    Ok(r) => r,
+                    Err(e) => return (Some(st), Err(e)),
+                };
+            }
             match tokio::task::spawn_blocking(move || {
                 let r = st.checkpoint(row.clone()).map(|dir| (row, dir));
                 (st, r)
@@ -607,8 +665,19 @@ fn summary_line(r: &Row, total: u32, opponent: &str) -> String {
             r.eval_losses
         )
     });
+    let accuracy = match (r.acc_raw_mistakes, r.acc_mcts_mistakes) {
+        (Some(raw), Some(mcts)) => format!(
+            ", mistakes {:.1}% alone, {:.1}% with search (± {:.1}, {:.1}; {} positions)",
+            raw * 100.0,
+            mcts * 100.0,
+            r.acc_raw_se.unwrap_or(0.0) * 100.0,
+            r.acc_mcts_se.unwrap_or(0.0) * 100.0,
+            r.acc_positions
+        ),
+        _ => String::new(),
+    };
     format!(
-        "iteration {}/{total}: {} games ({:.2} games/s, {:.0} sims/s, cache {:.0}%, batch {:.1}), buffer {}, {loss}{eval}, {:.1} s",
+        "iteration {}/{total}: {} games ({:.2} games/s, {:.0} sims/s, cache {:.0}%, batch {:.1}), buffer {}, {loss}{eval}{accuracy}, {:.1} s",
         r.iteration,
         r.games,
         r.selfplay_games_per_s,
@@ -616,7 +685,7 @@ fn summary_line(r: &Row, total: u32, opponent: &str) -> String {
         r.cache_hit_rate * 100.0,
         r.mean_batch,
         r.buffer,
-        r.selfplay_s + r.train_s + r.eval_s
+        r.selfplay_s + r.train_s + r.eval_s + r.acc_s
     )
 }
 

@@ -1,0 +1,80 @@
+//! `eval.accuracy`: how often the network being trained leaves perfect
+//! play, the instrument the learning issue steers by (a score against one
+//! minimax saturates and is noisy; W/D/L mistakes on solver-labelled
+//! positions are neither).
+//!
+//! Measured on evaluated iterations (the `eval.every` schedule), on a fixed
+//! subset of the labelled sets ([`crate::solver::sets::subset`]), so every
+//! iteration is judged on the same positions. Two players, both the
+//! `alphazero` player over the current network exactly as `c4sim bench
+//! accuracy --player '{kind: alphazero, …}'` builds it:
+//! - raw: 1 simulation, the network's own choice;
+//! - mcts: `eval.accuracy.simulations` (default `eval.simulations`).
+//!
+//! Positions are dealt to one thread per worker, each with its own player
+//! and an evaluator that computes position by position
+//! ([`crate::players::accuracy::play_all_parallel`]), so the rates are
+//! those of one player asked in turn, whatever the threads' timing.
+
+use crate::az::checkpoint::BoardMeta;
+use crate::az::inference::Evaluate;
+use crate::players::accuracy::play_all_parallel;
+use crate::players::alphazero::AlphaZeroBot;
+use crate::players::Strategy;
+use crate::scenario::train::AccuracySettings;
+use crate::solver::sets::{parse_choice, parse_sets, subset, Labelled, Tally};
+use std::time::Instant;
+
+/// The positions `eval.accuracy` judges, read once per run.
+pub fn load_positions(a: &AccuracySettings) -> Result<Vec<Labelled>, String> {
+    let what = |e: String| format!("`train.eval.accuracy`: {e}");
+    let text = std::fs::read_to_string(&a.file).map_err(|e| what(format!("{}: {e}", a.file.display())))?;
+    let sets = parse_sets(&text, &a.file.display().to_string()).map_err(what)?;
+    let order = parse_choice(&a.set).map_err(what)?;
+    let chosen: Vec<Labelled> = subset(&sets, &order, a.positions as usize)
+        .into_iter()
+        .cloned()
+        .collect();
+    if chosen.is_empty() {
+        return Err(what(format!("{} holds no position of `{}`", a.file.display(), a.set)));
+    }
+    Ok(chosen)
+}
+
+/// One measurement: the raw network's and the search's tallies.
+#[derive(Clone, Debug, Default)]
+pub struct Accuracy {
+    pub raw: Tally,
+    pub mcts: Tally,
+    pub seconds: f64,
+}
+
+/// Judges the network that `evaluator` makes (a fresh one per thread) on
+/// `positions`: at 1 simulation and at `simulations`, on `threads` threads.
+pub fn measure(
+    evaluator: &(dyn Fn() -> Result<Box<dyn Evaluate>, String> + Sync),
+    board: BoardMeta,
+    positions: &[Labelled],
+    simulations: u32,
+    seed: u64,
+    threads: usize,
+) -> Result<Accuracy, String> {
+    let started = Instant::now();
+    let refs: Vec<&Labelled> = positions.iter().collect();
+    let tally = |sims: u32| -> Result<Tally, String> {
+        let make = || -> Result<Box<dyn Strategy>, String> {
+            let bot = AlphaZeroBot::with_evaluator(format!("{sims} simulations"), board, sims, evaluator()?);
+            Ok(Box::new(bot))
+        };
+        let mut t = Tally::default();
+        for (v, seconds) in play_all_parallel(&make, &refs, seed, threads)? {
+            t.record(v, seconds);
+        }
+        Ok(t)
+    };
+    Ok(Accuracy {
+        raw: tally(1)?,
+        mcts: tally(simulations)?,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
