@@ -77,7 +77,9 @@ fn human_vs_az_with_the_person_first_in_json() {
         .collect();
     assert!(!ai_moves.is_empty());
     let note = |m: &serde_json::Value| m["note"].as_str().unwrap_or("").to_string();
-    assert!(ai_moves.iter().all(|m| note(m).contains("expects to score") || note(m).starts_with("proven")));
+    assert!(ai_moves
+        .iter()
+        .all(|m| note(m).contains("expects to score") || note(m).starts_with("proven")));
     assert_eq!(note(ai_moves.last().unwrap()), "proven win in 1");
 }
 
