@@ -77,3 +77,21 @@ fn validate_resolved_expands_profiles_and_validates_again() {
         text2.lines().skip(1).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn with_the_shipped_book_the_solver_plays_perfect_6x7_games_from_the_empty_board() {
+    // Both sides perfect: the first player wins, in the centre first, with
+    // her 21st and last piece (the 41st ply). Without the book the first
+    // moves alone take minutes; the book answers them.
+    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/models/solver-book-6x7.bin");
+    let all = run_json(&format!(
+        "players:\n  - {{kind: solver, name: A, book: {book}}}\n  - {{kind: solver, name: B, book: {book}}}\n"
+    ));
+    let over = game_overs(&all);
+    assert_eq!(over[0]["winner"], "A", "{:?}", over[0]);
+    let moves = events(&all, "move");
+    assert_eq!(moves.len(), 41);
+    assert_eq!(moves[0]["column"], 3);
+    assert_eq!(moves[0]["note"], "wins in 21");
+    assert_eq!(moves[1]["note"], "loses in 20");
+}
