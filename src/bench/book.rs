@@ -73,6 +73,20 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Str
         // bar's length grows round by round.
         bar.set_length((known + todo.len()) as u64);
         bar.set_position(known as u64);
+        // Also a line per round, for logs where no bar is drawn.
+        let plies = todo
+            .iter()
+            .map(|p| p.moves())
+            .fold((usize::MAX, 0), |(a, b), m| (a.min(m), b.max(m)));
+        let _ = writeln!(
+            log,
+            "{:.0} s: {} entries; solving {} positions of plies {}-{}",
+            start.elapsed().as_secs_f64(),
+            book.len(),
+            todo.len(),
+            plies.0,
+            plies.1
+        );
         // Positions of a round are independent: each thread takes the next
         // one and finds its best move ([`Solver::best_move`]: one solve, then
         // one null window per column, cheaper than every column's exact
