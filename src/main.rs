@@ -367,7 +367,8 @@ fn run_match_mode(sc: &scenario::Scenario, json: bool) -> Result<(), ModeError> 
 /// `c4sim serve --web ADDR`: the lobby server, its matches shown on a page.
 fn serve_watched(args: &c4sim::net::cli::ServeArgs, bind: std::net::SocketAddr) -> Result<(), ModeError> {
     let cfg = args.config().map_err(|e| ModeError::Usage(format!("error: {e}")))?;
-    let (addr, sink) = c4sim::web::watch_in_thread(bind, "Lobby matches".into(), "lobby", None).map_err(ModeError::Failed)?;
+    let (addr, sink) =
+        c4sim::web::watch_in_thread(bind, "Lobby matches".into(), "lobby", None).map_err(ModeError::Failed)?;
     eprintln!("Watch the lobby's matches at http://{addr}/#watch");
     c4sim::net::server::serve_watched(cfg, vec![sink])
 }

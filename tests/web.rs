@@ -17,7 +17,9 @@ use web_common::serve;
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 async fn connect(addr: SocketAddr) -> Ws {
-    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await.expect("WebSocket opens");
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+        .await
+        .expect("WebSocket opens");
     ws
 }
 
@@ -81,7 +83,12 @@ async fn serves_its_page_and_nothing_else() {
     assert!(page.contains("<script src=\"/app.js\">"));
     assert!(http_get(srv.addr, "/app.js").await.starts_with("HTTP/1.1 200"));
     assert!(http_get(srv.addr, "/style.css").await.starts_with("HTTP/1.1 200"));
-    for path in ["/Cargo.toml", "/../Cargo.toml", "/src/web/page/app.js", "/%2e%2e/Cargo.toml"] {
+    for path in [
+        "/Cargo.toml",
+        "/../Cargo.toml",
+        "/src/web/page/app.js",
+        "/%2e%2e/Cargo.toml",
+    ] {
         let r = http_get(srv.addr, path).await;
         assert!(r.starts_with("HTTP/1.1 404"), "{path}: {r}");
     }
@@ -91,7 +98,8 @@ async fn serves_its_page_and_nothing_else() {
 async fn another_sites_page_cannot_connect() {
     let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
     let mut req = format!("ws://{}/ws", srv.addr).into_client_request().unwrap();
-    req.headers_mut().insert("Origin", "http://evil.example".parse().unwrap());
+    req.headers_mut()
+        .insert("Origin", "http://evil.example".parse().unwrap());
     let err = tokio_tungstenite::connect_async(req).await.expect_err("refused");
     assert!(err.to_string().contains("403"), "{err}");
     // The server's own page may.
@@ -118,7 +126,12 @@ async fn hostile_messages_get_errors_and_leave_other_games_alone() {
     send(&mut b, json!({"t": "join", "d": {"id": "x".repeat(5000)}})).await;
     assert_eq!(error_code(&mut b).await, "too_large");
     // Malformed, in several ways.
-    for bad in ["{nope", "[]", r#"{"t":"move","d":{"id":"a","col":"three"}}"#, r#"{"t":"format_disk"}"#] {
+    for bad in [
+        "{nope",
+        "[]",
+        r#"{"t":"move","d":{"id":"a","col":"three"}}"#,
+        r#"{"t":"format_disk"}"#,
+    ] {
         b.send(Message::text(bad)).await.unwrap();
         assert_eq!(error_code(&mut b).await, "malformed", "{bad}");
     }
@@ -135,10 +148,17 @@ async fn hostile_messages_get_errors_and_leave_other_games_alone() {
     send(&mut b, json!({"t": "new", "d": {"first": "you"}})).await;
     let bg = your_turn(&mut b).await;
     let stale = bg["v"].as_u64().unwrap() - 1;
-    send(&mut b, json!({"t": "move", "d": {"id": bg["d"]["id"], "col": 0, "v": stale}})).await;
+    send(
+        &mut b,
+        json!({"t": "move", "d": {"id": bg["d"]["id"], "col": 0, "v": stale}}),
+    )
+    .await;
     assert_eq!(error_code(&mut b).await, "stale");
     send(&mut b, json!({"t": "resign", "d": {"id": bg["d"]["id"]}})).await;
-    until(&mut b, "the resignation", |m| m["t"] == "game" && m["d"]["over"] == true).await;
+    until(&mut b, "the resignation", |m| {
+        m["t"] == "game" && m["d"]["over"] == true
+    })
+    .await;
     send(&mut b, json!({"t": "move", "d": {"id": bg["d"]["id"], "col": 0}})).await;
     assert_eq!(error_code(&mut b).await, "game_over");
     // Flood: past the burst, `rate` errors; past the strikes, hung up.

@@ -153,14 +153,16 @@ async fn the_tournament_page_shows_the_standings_change() {
     let dir = tempfile::tempdir().unwrap();
     let yaml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/round_robin.yaml")).unwrap();
     let report = dir.path().join("report");
-    let yaml = yaml.replace("dir: docs/round-robin", &format!("dir: {}", report.display()));
-    assert!(yaml.contains(&report.display().to_string()));
+    // Its own report directory, and 100 times the games, so that it is still
+    // playing when the browser looks (the 420 games take seconds).
+    let yaml = yaml
+        .replace("dir: docs/round-robin", &format!("dir: {}", report.display()))
+        .replace("games_per_pair: 20", "games_per_pair: 2000")
+        .replace("concurrency: 2", "concurrency: 1"); // a core left for the browser
+    assert!(yaml.contains(&report.display().to_string()) && yaml.contains("games_per_pair: 2000"));
     let file = dir.path().join("round_robin.yaml");
     std::fs::write(&file, yaml).unwrap();
-    let srv = serve(
-        &["run", file.to_str().unwrap(), "--web", "127.0.0.1:0"],
-        true,
-    );
+    let srv = serve(&["run", file.to_str().unwrap(), "--web", "127.0.0.1:0"], true);
     let b = Browser::start().await;
     b.c().goto(&format!("http://{}/#watch", srv.addr)).await.unwrap();
     let first: u64 = b
@@ -177,7 +179,7 @@ async fn the_tournament_page_shows_the_standings_change() {
     let rows = b.c().find_all(Locator::Css("#standings tbody tr")).await.unwrap();
     assert_eq!(rows.len(), 7, "every player has a row");
     let status = b.text("#watch-status").await;
-    assert!(status.contains("of 420 games played"), "{status}");
+    assert!(status.contains("of 42000 games played"), "{status}");
     b.click("#nav-play").await;
     b.wait_attr("#play", "hidden", |h| h == "false").await;
     b.client.as_ref().unwrap().clone().close().await.unwrap();

@@ -92,6 +92,9 @@ mod tests {
             Path::new("w.yaml"),
         )
         .unwrap_err();
-        assert!(e.to_string().starts_with("w.yaml:2:1: `mode: web` needs one player"), "{e}");
+        assert!(
+            e.to_string().starts_with("w.yaml:2:1: `mode: web` needs one player"),
+            "{e}"
+        );
     }
 }

@@ -15,10 +15,10 @@ use crate::actors::messages::GameEvent;
 use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::runner::{build_inner, move_time_of, Output};
 use crate::record::{GameRecord, Tally};
-use actix::Recipient;
 use crate::scenario::tournament::{ReportFormat, ReportSettings, TournamentSettings};
 use crate::scenario::{resolved, RenderStyle, Scenario};
 use crate::util::seed;
+use actix::Recipient;
 pub use lanes::Rules;
 use schedule::Planned;
 use serde_json::json;
@@ -395,7 +395,11 @@ mod tests {
             game: 1,
             result: if winner.is_some() { "win" } else { "draw" }.into(),
             winner: winner.map(String::from),
-            reason: if winner.is_some() { EndReason::Win } else { EndReason::Tie },
+            reason: if winner.is_some() {
+                EndReason::Win
+            } else {
+                EndReason::Tie
+            },
             moves: vec![],
             players: vec!["A".into(), "B".into()],
             opening: vec![],

@@ -56,8 +56,13 @@ pub fn serve_play(bind: SocketAddr, opponent: Opponent) -> Result<(), ModeError>
     run_mode(
         async move {
             let title = format!("Play {}", opponent.spec.name);
-            let s = server::start(bind, PlayHub::new(Some(opponent)), WatchHub::new(None, "tournament"), title)
-                .map_err(|e| ModeError::Failed(format!("cannot listen on {bind}: {e}")))?;
+            let s = server::start(
+                bind,
+                PlayHub::new(Some(opponent)),
+                WatchHub::new(None, "tournament"),
+                title,
+            )
+            .map_err(|e| ModeError::Failed(format!("cannot listen on {bind}: {e}")))?;
             println!("c4sim web: open http://{}/ in a browser (Ctrl-C stops)", s.addr);
             let _ = std::io::stdout().flush();
             s.server.await.map_err(|e| ModeError::Failed(e.to_string()))

@@ -325,7 +325,9 @@ impl Handler<GameEvent> for PlayHub {
             GameEvent::Over { record, .. } => record.game,
             GameEvent::Summary { .. } => return,
         };
-        let Some(id) = self.numbers.get(&number).cloned() else { return };
+        let Some(id) = self.numbers.get(&number).cloned() else {
+            return;
+        };
         if let Some(g) = self.games.get_mut(&id) {
             g.table.apply(&ev);
             if matches!(ev, GameEvent::Over { .. }) {

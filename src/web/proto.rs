@@ -27,14 +27,24 @@ pub enum First {
 #[serde(tag = "t", content = "d", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientMsg {
     /// Start a game against the server's player.
-    New { first: First },
+    New {
+        first: First,
+    },
     /// Follow a game (again): the answer is its whole current state, so a
     /// reloaded page resyncs instead of guessing.
-    Join { id: String },
+    Join {
+        id: String,
+    },
     /// Play a column (from 0) in game `id`; `v` is the version the page
     /// saw, so a move made on a stale position is refused.
-    Move { id: String, col: i64, v: Option<u64> },
-    Resign { id: String },
+    Move {
+        id: String,
+        col: i64,
+        v: Option<u64>,
+    },
+    Resign {
+        id: String,
+    },
     /// Follow the tournament or lobby matches this server shows.
     Watch,
 }

@@ -162,7 +162,10 @@ pub fn start(bind: SocketAddr, play: PlayHub, watch: WatchHub, title: String) ->
     let srv = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
-            .route("/", web::get().to(|| async { asset(INDEX, "text/html; charset=utf-8") }))
+            .route(
+                "/",
+                web::get().to(|| async { asset(INDEX, "text/html; charset=utf-8") }),
+            )
             .route(
                 "/app.js",
                 web::get().to(|| async { asset(SCRIPT, "text/javascript; charset=utf-8") }),

@@ -129,7 +129,10 @@ impl Table {
             .collect();
         let line: Vec<[usize; 2]> = match (&self.outcome, self.last) {
             (Some(o), Some((r, c))) if o.reason == EndReason::Win && o.winner.is_some() => {
-                winning_line(&self.board, r, c).into_iter().map(|(r, c)| [top(r), c]).collect()
+                winning_line(&self.board, r, c)
+                    .into_iter()
+                    .map(|(r, c)| [top(r), c])
+                    .collect()
             }
             _ => Vec::new(),
         };
@@ -162,10 +165,16 @@ impl Table {
 /// The cells (row from the bottom, column) of every line of `win_length`
 /// or more through the piece at (row, col), for highlighting.
 pub fn winning_line(board: &Board, row: usize, col: usize) -> Vec<(usize, usize)> {
-    let Some(seat) = board.cell(row, col) else { return Vec::new() };
+    let Some(seat) = board.cell(row, col) else {
+        return Vec::new();
+    };
     let cfg = board.config();
     let mine = |r: isize, c: isize| {
-        r >= 0 && c >= 0 && (r as usize) < cfg.rows && (c as usize) < cfg.cols && board.cell(r as usize, c as usize) == Some(seat)
+        r >= 0
+            && c >= 0
+            && (r as usize) < cfg.rows
+            && (c as usize) < cfg.cols
+            && board.cell(r as usize, c as usize) == Some(seat)
     };
     let mut out = Vec::new();
     for (dr, dc) in [(0isize, 1isize), (1, 0), (1, 1), (1, -1)] {
@@ -247,7 +256,12 @@ mod tests {
 
     #[test]
     fn legal_columns_only_while_it_is_your_turn() {
-        let mut t = Table::new("g".into(), vec!["You".into(), "AI".into()], Some(1), BoardConfig::default());
+        let mut t = Table::new(
+            "g".into(),
+            vec!["You".into(), "AI".into()],
+            Some(1),
+            BoardConfig::default(),
+        );
         assert_eq!(t.view()["legal"], json!([]));
         t.set_your_turn(true);
         assert_eq!(t.view()["legal"], json!([0, 1, 2, 3, 4, 5, 6]));
@@ -257,7 +271,18 @@ mod tests {
     fn the_line_through_a_diagonal_win() {
         let cfg = BoardConfig::default();
         let mut b = Board::new(cfg);
-        for (col, seat) in [(0, 0), (1, 1), (1, 0), (2, 1), (2, 1), (2, 0), (3, 1), (3, 1), (3, 1), (3, 0)] {
+        for (col, seat) in [
+            (0, 0),
+            (1, 1),
+            (1, 0),
+            (2, 1),
+            (2, 1),
+            (2, 0),
+            (3, 1),
+            (3, 1),
+            (3, 1),
+            (3, 0),
+        ] {
             b.drop_piece(col, seat).unwrap();
         }
         assert_eq!(winning_line(&b, 3, 3), vec![(0, 0), (1, 1), (2, 2), (3, 3)]);

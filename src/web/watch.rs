@@ -40,7 +40,11 @@ impl WatchState {
     pub fn apply(&mut self, ev: &GameEvent) {
         match ev {
             GameEvent::Started {
-                game, games, names, cfg, ..
+                game,
+                games,
+                names,
+                cfg,
+                ..
             } => {
                 self.total = self.total.max(*games);
                 let mut t = Table::new(game.to_string(), names.clone(), None, *cfg);

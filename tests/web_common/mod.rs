@@ -36,7 +36,9 @@ pub fn url_in(line: &str) -> Option<SocketAddr> {
 /// `url_on_stderr`, standard error.
 pub fn serve(args: &[&str], url_on_stderr: bool) -> Served {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_c4sim"));
-    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR")).stdin(Stdio::null());
+    cmd.args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null());
     if url_on_stderr {
         cmd.stderr(Stdio::piped()).stdout(Stdio::null());
     } else {
