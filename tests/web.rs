@@ -236,3 +236,57 @@ async fn a_reconnecting_page_gets_the_same_position() {
     assert_eq!(back["d"]["your_turn"], true);
     play(&mut again, &back, 6).await;
 }
+
+#[tokio::test]
+async fn lobby_matches_can_be_watched() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let lobby = format!("127.0.0.1:{port}");
+    let srv = serve(
+        &[
+            "serve",
+            "--bind",
+            &lobby,
+            "--countdown",
+            "100ms",
+            "--web",
+            "127.0.0.1:0",
+        ],
+        true,
+    );
+    let mut w = connect(srv.addr).await;
+    send(&mut w, json!({"t": "watch"})).await;
+    let first = until(&mut w, "the watch view", |m| m["t"] == "watch").await;
+    assert_eq!(first["d"]["kind"], "lobby");
+    assert_eq!(first["d"]["done"], 0);
+    let mut join = std::process::Command::new(env!("CARGO_BIN_EXE_c4sim"))
+        .args([
+            "join",
+            &lobby,
+            "--game",
+            "connect4-classic",
+            "--player",
+            "leftmost",
+            "--player",
+            "rightmost",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let seen = until(&mut w, "a finished match", |m| m["t"] == "watch" && m["d"]["done"] == 1).await;
+    let _ = join.kill();
+    let _ = join.wait();
+    let names: Vec<&str> = seen["d"]["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{seen}");
+    assert!(names.contains(&"leftmost") && names.contains(&"rightmost"), "{seen}");
+    assert_eq!(seen["d"]["recent"][0]["over"], true);
+}

@@ -58,19 +58,23 @@ pub fn serve(args: &[&str], url_on_stderr: bool) -> Served {
             }
         }
     });
+    // Owned by the guard at once, so a panic below kills the child too.
+    let mut served = Served {
+        child,
+        addr: SocketAddr::from(([0, 0, 0, 0], 0)),
+        rest: rx,
+    };
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     loop {
         let left = deadline.saturating_duration_since(std::time::Instant::now());
-        match rx.recv_timeout(left) {
+        match served.rest.recv_timeout(left) {
             Ok(line) => {
                 if let Some(addr) = url_in(&line) {
-                    return Served { child, addr, rest: rx };
+                    served.addr = addr;
+                    return served;
                 }
             }
-            Err(_) => {
-                let _ = child.kill();
-                panic!("c4sim {args:?} printed no URL");
-            }
+            Err(_) => panic!("c4sim {args:?} printed no URL"),
         }
     }
 }

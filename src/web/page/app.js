@@ -75,53 +75,72 @@ function piece(letter, classes) {
 
 const COLOURS = { R: 'red', Y: 'yellow', B: 'blue', G: 'green' };
 
-// Draws `g` into `el`; `play` makes the columns buttons. Returns nothing.
+// Draws `g` into `el`, reusing the cells already there: a piece that is
+// new in its cell gets the drop animation (with `animate`), one already
+// there is left alone, so a redraw never replays a fall. `play`, when
+// given, makes the columns buttons that call it.
 function drawBoard(el, g, play, animate) {
-  el.style.setProperty('--cols', g.cols);
-  el.style.setProperty('--rows', g.rows);
-  el.replaceChildren();
+  const shape = g.rows + 'x' + g.cols;
+  if (el.dataset.shape !== shape) {
+    el.dataset.shape = shape;
+    el.style.setProperty('--cols', g.cols);
+    el.style.setProperty('--rows', g.rows);
+    el.replaceChildren();
+    for (let c = 0; c < g.cols; c++) {
+      const col = document.createElement(play ? 'button' : 'div');
+      col.className = 'col';
+      if (play) {
+        col.type = 'button';
+        col.dataset.col = c;
+        col.addEventListener('click', () => play(c));
+      }
+      for (let r = 0; r < g.rows; r++) {
+        const cell = document.createElement('span');
+        cell.className = 'cell';
+        const hole = document.createElement('span');
+        hole.className = 'hole';
+        cell.appendChild(hole);
+        col.appendChild(cell);
+      }
+      el.appendChild(col);
+    }
+  }
   const key = (r, c) => r + ',' + c;
   const line = new Set(g.line.map(([r, c]) => key(r, c)));
   const last = g.last ? key(g.last[0], g.last[1]) : null;
   for (let c = 0; c < g.cols; c++) {
-    const col = document.createElement(play ? 'button' : 'div');
-    col.className = 'col';
+    const col = el.children[c];
     let free = 0;
     const said = [];
     for (let r = 0; r < g.rows; r++) {
       const ch = g.cells[r][c];
-      const cell = document.createElement('span');
-      cell.className = 'cell';
-      const hole = document.createElement('span');
-      hole.className = 'hole';
-      if (ch === '.') free++;
-      else {
-        const classes = [];
-        if (key(r, c) === last) classes.push('last');
-        if (line.has(key(r, c))) classes.push('win');
-        if (animate && key(r, c) === last) classes.push('drop');
-        const p = piece(ch, classes.join(' '));
-        p.style.setProperty('--fall', r + 1);
-        hole.appendChild(p);
-        said.push((COLOURS[ch] || ch) + (line.has(key(r, c)) ? ' (winning line)' : ''));
+      const hole = col.children[r].firstChild;
+      let p = hole.firstChild;
+      if (ch === '.') {
+        free++;
+        if (p) hole.replaceChildren();
+        continue;
       }
-      cell.appendChild(hole);
-      col.appendChild(cell);
+      if (!p || p.dataset.letter !== ch) {
+        p = piece(ch, animate ? 'drop' : '');
+        p.dataset.letter = ch;
+        p.style.setProperty('--fall', r + 1);
+        hole.replaceChildren(p);
+      }
+      p.classList.toggle('last', key(r, c) === last);
+      p.classList.toggle('win', line.has(key(r, c)));
+      said.push((COLOURS[ch] || ch) + (line.has(key(r, c)) ? ' (winning line)' : ''));
     }
     const bottomUp = said.reverse().join(', ') || 'empty';
     if (play) {
-      col.type = 'button';
-      col.dataset.col = c;
       const playable = g.your_turn && g.legal.includes(c);
       col.classList.toggle('playable', playable);
       col.setAttribute('aria-disabled', playable ? 'false' : 'true');
-      col.setAttribute('aria-label', `Column ${c + 1}: ${bottomUp} from the bottom; ${free} free` +
-        (playable ? (c < 9 ? `. Press ${c + 1} to play here.` : '.') : ''));
-      col.addEventListener('click', () => play(c));
+      col.setAttribute('aria-label', `Column ${c + 1}: ${bottomUp}${said.length ? ' from the bottom' : ''}; ${free} free` +
+        (playable && c < 9 ? `. Press ${c + 1} to play here.` : ''));
     } else {
       col.setAttribute('aria-label', `Column ${c + 1}: ${bottomUp}`);
     }
-    el.appendChild(col);
   }
 }
 
@@ -139,9 +158,10 @@ function drawGame(g) {
   const ai = 1 - g.you;
   aiName = g.names[ai];
   document.querySelectorAll('.ai-name').forEach((e) => { e.textContent = aiName; });
-  const moved = prev && prev.id === g.id && prev.moves.length < g.moves.length;
+  // Falls are animated within one game, not when a game is (re)loaded.
+  const sameGame = prev && prev.id === g.id;
   const board = $('#board');
-  drawBoard(board, g, playColumn, moved);
+  drawBoard(board, g, playColumn, sameGame);
   board.dataset.moves = g.moves.join(',');
   board.dataset.yourTurn = String(g.your_turn);
   board.dataset.over = String(g.over);
