@@ -82,6 +82,22 @@ mod tests {
     }
 
     #[test]
+    fn web_resolves_and_reads_back_the_same() {
+        let path = Path::new("w.yaml");
+        let sc = parse_str(
+            "mode: web\nweb: {bind: '127.0.0.1:9000'}\nplayers: [{kind: leftmost}]\n",
+            path,
+        )
+        .unwrap();
+        let text = crate::scenario::resolved::to_yaml(&sc);
+        assert!(
+            text.contains("mode: web") && text.contains("bind: 127.0.0.1:9000"),
+            "{text}"
+        );
+        assert_eq!(parse_str(&text, path).unwrap(), sc);
+    }
+
+    #[test]
     fn web_errors_are_located() {
         let e = parse_str("mode: web\nweb: {bind: nowhere}\n", Path::new("w.yaml")).unwrap_err();
         assert!(e.to_string().starts_with("w.yaml:2:13: `bind` must be"), "{e}");

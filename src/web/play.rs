@@ -69,6 +69,11 @@ pub struct PlayHub {
 }
 
 impl PlayHub {
+    /// Who people play here, if anyone.
+    pub fn opponent(&self) -> Option<&Opponent> {
+        self.opponent.as_ref()
+    }
+
     pub fn new(opponent: Option<Opponent>) -> Self {
         PlayHub {
             opponent,

@@ -37,7 +37,8 @@ struct Hubs {
     play: Addr<PlayHub>,
     watch: Addr<WatchHub>,
     next: Arc<AtomicU64>,
-    title: Arc<str>,
+    /// `d` of the `hello` every page gets first.
+    hello: Arc<str>,
 }
 
 fn asset(body: &'static str, kind: &'static str) -> HttpResponse {
@@ -73,12 +74,7 @@ async fn connection(
 ) {
     let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(OUTBOX);
     hubs.play.do_send(Connect { conn, out: tx.clone() });
-    let hello = proto::encode(
-        "hello",
-        None,
-        &serde_json::json!({"protocol": proto::PROTOCOL, "title": &*hubs.title}),
-    );
-    let mut ok = session.text(hello).await.is_ok();
+    let mut ok = session.text(&*hubs.hello).await.is_ok();
     let mut rate = RateLimiter::new(BURST, PER_SECOND, Instant::now());
     let mut strikes = 0u32;
     let mut close = None;
@@ -151,11 +147,23 @@ pub struct Started {
 /// current actix System.
 pub fn start(bind: SocketAddr, play: PlayHub, watch: WatchHub, title: String) -> std::io::Result<Started> {
     use actix::Actor;
+    let op = play.opponent();
+    let hello = proto::encode(
+        "hello",
+        None,
+        &serde_json::json!({
+            "protocol": proto::PROTOCOL,
+            "title": title,
+            "player": op.map(|o| o.spec.name.clone()),
+            "rows": op.map(|o| o.cfg.rows),
+            "cols": op.map(|o| o.cfg.cols),
+        }),
+    );
     let hubs = Hubs {
         play: play.start(),
         watch: watch.start(),
         next: Arc::new(AtomicU64::new(1)),
-        title: title.into(),
+        hello: hello.into(),
     };
     let watch = hubs.watch.clone();
     let data = web::Data::new(hubs);

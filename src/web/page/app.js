@@ -36,6 +36,20 @@ function handle(m) {
   switch (m.t) {
     case 'hello':
       if (m.d.title) { $('#title').textContent = 'c4sim: ' + m.d.title; document.title = m.d.title + ' · c4sim'; }
+      if (m.d.player) {
+        aiName = m.d.player;
+        document.querySelectorAll('.ai-name').forEach((e) => { e.textContent = aiName; });
+      } else {
+        $('#setup').hidden = true;
+        setStatus('Nobody to play on this server: see Watch.');
+      }
+      // An empty board of the right size until a game starts.
+      if (!game && m.d.rows) {
+        drawBoard($('#board'), {
+          rows: m.d.rows, cols: m.d.cols, cells: Array(m.d.rows).fill('.'.repeat(m.d.cols)),
+          line: [], last: null, your_turn: false, legal: [],
+        }, playColumn, false);
+      }
       break;
     case 'game':
       if (game && game.id === m.d.id && m.v <= game.v) return; // old news
