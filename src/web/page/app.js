@@ -87,7 +87,7 @@ function piece(letter, classes) {
   return p;
 }
 
-const COLOURS = { R: 'red', Y: 'yellow', B: 'blue', G: 'green' };
+const COLOURS = { R: 'red', Y: 'yellow', B: 'blue', G: 'green', P: 'purple', O: 'orange', N: 'brown', K: 'black', W: 'white' };
 
 // Draws `g` into `el`, reusing the cells already there: a piece that is
 // new in its cell gets the drop animation (with `animate`), one already
