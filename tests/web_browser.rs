@@ -95,6 +95,19 @@ impl Browser {
         }
     }
 
+    /// Waits (up to 30 s) until at least `n` elements match `css`.
+    async fn wait_count(&self, css: &str, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let found = self.c().find_all(Locator::Css(css)).await.map_or(0, |v| v.len());
+            if found >= n {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{css}: {found} of {n}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     async fn text(&self, css: &str) -> String {
         self.c().find(Locator::Css(css)).await.unwrap().text().await.unwrap()
     }
@@ -176,6 +189,9 @@ async fn the_tournament_page_shows_the_standings_change() {
         .parse()
         .unwrap();
     assert!(later > first);
+    // A game in progress is drawn, and finished ones with their results.
+    b.wait_count("#live figure.mini .piece", 1).await;
+    b.wait_count("#recent figure.mini", 1).await;
     let rows = b.c().find_all(Locator::Css("#standings tbody tr")).await.unwrap();
     assert_eq!(rows.len(), 7, "every player has a row");
     let status = b.text("#watch-status").await;
