@@ -34,8 +34,8 @@ enum Command {
         /// shard's own file; merge with `c4sim report FILE`.
         #[arg(long, value_name = "K/N", value_parser = c4sim::tournament::shard::Shard::parse)]
         shard: Option<c4sim::tournament::shard::Shard>,
-        /// Tournaments: also serve a live page (standings, games in progress) on this address,
-        /// like 127.0.0.1:8080; its URL is printed on standard error.
+        /// Tournaments and lobby servers: also serve a live page (standings, games in progress)
+        /// on this address, like 127.0.0.1:8080; its URL is printed on standard error.
         #[arg(long, value_name = "IP:PORT")]
         web: Option<std::net::SocketAddr>,
     },
@@ -318,8 +318,11 @@ fn run(
         eprintln!("{}: --shard splits a `mode: tournament` run only", file.display());
         return 2;
     }
-    if web.is_some() && sc.mode != Mode::Tournament {
-        eprintln!("{}: --web shows a `mode: tournament` run only", file.display());
+    if web.is_some() && !matches!(sc.mode, Mode::Tournament | Mode::Serve) {
+        eprintln!(
+            "{}: --web shows a `mode: tournament` or `mode: serve` run only",
+            file.display()
+        );
         return 2;
     }
     exit_code(match sc.mode {
@@ -335,7 +338,21 @@ fn run(
         },
         Mode::Match => run_match_mode(&sc, json),
         Mode::Train => c4sim::train::run_train(&sc, json),
-        Mode::Serve => c4sim::net::run_serve(&sc, json),
+        Mode::Serve => match web {
+            None => c4sim::net::run_serve(&sc, json),
+            Some(bind) => c4sim::web::watch_in_thread(bind, "Lobby matches".into(), "lobby", None)
+                .map_err(ModeError::Failed)
+                .and_then(|(addr, sink)| {
+                    eprintln!("Watch the lobby's matches at http://{addr}/#watch");
+                    let cfg = c4sim::net::server::ServeConfig {
+                        settings: sc.server.clone().unwrap_or_default(),
+                        max_invalid: sc.limits.max_invalid_moves,
+                        seed: sc.seed,
+                        json,
+                    };
+                    c4sim::net::server::serve_watched(cfg, vec![sink])
+                }),
+        },
         Mode::Join => c4sim::net::run_join(&sc, json),
         Mode::Web => c4sim::web::run_web(&sc),
     })
