@@ -18,3 +18,4 @@ pub mod solver;
 pub mod tournament;
 pub mod train;
 pub mod util;
+pub mod web;

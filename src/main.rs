@@ -34,6 +34,24 @@ enum Command {
         /// shard's own file; merge with `c4sim report FILE`.
         #[arg(long, value_name = "K/N", value_parser = c4sim::tournament::shard::Shard::parse)]
         shard: Option<c4sim::tournament::shard::Shard>,
+        /// Tournaments and lobby servers: also serve a live page (standings, games in progress)
+        /// on this address, like 127.0.0.1:8080; its URL is printed on standard error.
+        #[arg(long, value_name = "IP:PORT")]
+        web: Option<std::net::SocketAddr>,
+    },
+    /// Play against a player in a web browser: serves one page and prints its URL (`mode: web` without a file).
+    Web {
+        /// Where to listen; loopback unless you mean to open it to other machines.
+        #[arg(long, default_value = c4sim::web::DEFAULT_BIND)]
+        bind: std::net::SocketAddr,
+        /// The player to play: a profile name from players/, a profile file, or inline YAML like '{kind: minimax, depth: 8}'.
+        #[arg(long, default_value = c4sim::web::DEFAULT_PLAYER)]
+        player: String,
+        /// Board as ROWSxCOLSxWIN.
+        #[arg(long, default_value = "6x7x4")]
+        board: String,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
     },
     /// Write a tournament's report from every game recorded in its report directory (all shards).
     Report {
@@ -211,7 +229,14 @@ fn main() -> ExitCode {
             json,
             fresh,
             shard,
-        } => run(&file, json, fresh, shard),
+            web,
+        } => run(&file, json, fresh, shard, web),
+        Command::Web {
+            bind,
+            player,
+            board,
+            seed,
+        } => web(bind, &player, &board, seed),
         Command::Report { file, json } => match scenario::load(&file) {
             Ok(sc) if sc.mode == Mode::Tournament => exit_code(c4sim::tournament::shard::report_command(&sc, json)),
             Ok(_) => {
@@ -264,7 +289,10 @@ fn main() -> ExitCode {
             };
             bench_exit(c4sim::bench::book::build_book(&o, &mut std::io::stderr()).map(|_| ()))
         }
-        Command::Serve(args) => exit_code(c4sim::net::cli::serve(&args)),
+        Command::Serve(args) => match args.web {
+            None => exit_code(c4sim::net::cli::serve(&args)),
+            Some(bind) => exit_code(serve_watched(&args, bind)),
+        },
         Command::Join(args) => exit_code(c4sim::net::cli::join(&args)),
     };
     c4sim::players::external::kill_all_children();
@@ -272,7 +300,13 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-fn run(file: &std::path::Path, json: bool, fresh: bool, shard: Option<c4sim::tournament::shard::Shard>) -> u8 {
+fn run(
+    file: &std::path::Path,
+    json: bool,
+    fresh: bool,
+    shard: Option<c4sim::tournament::shard::Shard>,
+    web: Option<std::net::SocketAddr>,
+) -> u8 {
     let sc = match scenario::load(file) {
         Ok(sc) => sc,
         Err(e) => {
@@ -284,12 +318,43 @@ fn run(file: &std::path::Path, json: bool, fresh: bool, shard: Option<c4sim::tou
         eprintln!("{}: --shard splits a `mode: tournament` run only", file.display());
         return 2;
     }
+    if web.is_some() && !matches!(sc.mode, Mode::Tournament | Mode::Serve) {
+        eprintln!(
+            "{}: --web shows a `mode: tournament` or `mode: serve` run only",
+            file.display()
+        );
+        return 2;
+    }
     exit_code(match sc.mode {
-        Mode::Tournament => c4sim::tournament::run_tournament_with(&sc, json, fresh, shard),
+        Mode::Tournament => match web {
+            None => c4sim::tournament::run_tournament_with(&sc, json, fresh, shard),
+            Some(bind) => match c4sim::web::watch_in_thread(bind, sc.name.clone(), "tournament", None) {
+                Ok((addr, sink)) => {
+                    eprintln!("Watch the tournament at http://{addr}/#watch");
+                    c4sim::tournament::run_tournament_watched(&sc, json, fresh, shard, vec![sink])
+                }
+                Err(e) => Err(ModeError::Failed(e)),
+            },
+        },
         Mode::Match => run_match_mode(&sc, json),
         Mode::Train => c4sim::train::run_train(&sc, json),
-        Mode::Serve => c4sim::net::run_serve(&sc, json),
+        Mode::Serve => match web {
+            None => c4sim::net::run_serve(&sc, json),
+            Some(bind) => c4sim::web::watch_in_thread(bind, "Lobby matches".into(), "lobby", None)
+                .map_err(ModeError::Failed)
+                .and_then(|(addr, sink)| {
+                    eprintln!("Watch the lobby's matches at http://{addr}/#watch");
+                    let cfg = c4sim::net::server::ServeConfig {
+                        settings: sc.server.clone().unwrap_or_default(),
+                        max_invalid: sc.limits.max_invalid_moves,
+                        seed: sc.seed,
+                        json,
+                    };
+                    c4sim::net::server::serve_watched(cfg, vec![sink])
+                }),
+        },
         Mode::Join => c4sim::net::run_join(&sc, json),
+        Mode::Web => c4sim::web::run_web(&sc),
     })
 }
 
@@ -314,6 +379,40 @@ fn run_match_mode(sc: &scenario::Scenario, json: bool) -> Result<(), ModeError> 
     run_mode(async { Ok(run_match(sc, out).await.map(drop)?) }, || {
         "Interrupted.".into()
     })
+}
+
+/// `c4sim serve --web ADDR`: the lobby server, its matches shown on a page.
+fn serve_watched(args: &c4sim::net::cli::ServeArgs, bind: std::net::SocketAddr) -> Result<(), ModeError> {
+    let cfg = args.config().map_err(|e| ModeError::Usage(format!("error: {e}")))?;
+    let (addr, sink) =
+        c4sim::web::watch_in_thread(bind, "Lobby matches".into(), "lobby", None).map_err(ModeError::Failed)?;
+    eprintln!("Watch the lobby's matches at http://{addr}/#watch");
+    c4sim::net::server::serve_watched(cfg, vec![sink])
+}
+
+/// `c4sim web`: the flags make the one player and board of a `mode: web` run.
+fn web(bind: std::net::SocketAddr, player: &str, board: &str, seed: u64) -> u8 {
+    let cfg = match BoardConfig::parse_compact(board) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("--board: {e}");
+            return 2;
+        }
+    };
+    let spec = match scenario::parse_player_spec(player) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let opponent = c4sim::web::play::Opponent {
+        spec,
+        cfg,
+        seed,
+        move_time: scenario::DEFAULT_MOVE_TIME,
+    };
+    exit_code(c4sim::web::serve_play(bind, opponent))
 }
 
 fn analyze(player: &str, board: &str, seed: u64) -> u8 {

@@ -48,6 +48,9 @@ pub struct ServeArgs {
     /// One JSON object a line on standard output.
     #[arg(long)]
     pub json: bool,
+    /// Also serve a web page (on this IP:PORT) where people watch the matches as spectators.
+    #[arg(long, value_name = "IP:PORT")]
+    pub web: Option<std::net::SocketAddr>,
 }
 
 #[derive(clap::Args, Debug)]

@@ -64,6 +64,9 @@ pub struct Hub {
     /// Connections whose outbox overflowed while sending; dropped at the end
     /// of the current message, never in the middle of a broadcast.
     kicks: Vec<ConnId>,
+    /// Spectators of every match (`c4sim serve --web ADDR`): more sinks of
+    /// the referee's events.
+    watch: Vec<Recipient<GameEvent>>,
 }
 
 impl Hub {
@@ -75,6 +78,7 @@ impl Hub {
             asks: HashMap::new(),
             countdowns: HashMap::new(),
             kicks: Vec::new(),
+            watch: Vec::new(),
         }
     }
 
@@ -186,7 +190,9 @@ impl Hub {
             opening: Vec::new(),
             max_invalid: self.cfg.max_invalid,
             seed: seed::derive(self.cfg.seed, number, seed::LOBBY_MATCH),
-            sinks: vec![hub.clone().recipient()],
+            sinks: std::iter::once(hub.clone().recipient())
+                .chain(self.watch.iter().cloned())
+                .collect(),
         };
         actix::spawn(async move {
             let record = referee_game(msg).await;
@@ -322,6 +328,11 @@ impl Handler<GameEvent> for Hub {
 
 /// Binds, announces the address, and serves until Ctrl-C.
 pub fn serve(cfg: ServeConfig) -> Result<(), ModeError> {
+    serve_watched(cfg, Vec::new())
+}
+
+/// [`serve`], with every match's events also sent to `watch` (spectators).
+pub fn serve_watched(cfg: ServeConfig, watch: Vec<Recipient<GameEvent>>) -> Result<(), ModeError> {
     run_mode(
         async move {
             let s = cfg.settings.clone();
@@ -344,7 +355,9 @@ pub fn serve(cfg: ServeConfig) -> Result<(), ModeError> {
                 max_line: s.max_line,
                 lines_per_second: s.max_lines_per_second,
             };
-            let hub = Hub::new(cfg).start();
+            let mut hub = Hub::new(cfg);
+            hub.watch = watch;
+            let hub = hub.start();
             actix::spawn(accept_loop(listener, hub, limits));
             // A server serves until it is interrupted.
             std::future::pending::<Result<(), ModeError>>().await

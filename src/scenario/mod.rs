@@ -19,6 +19,7 @@ pub mod train;
 mod tree;
 pub mod types;
 mod value;
+pub mod web;
 
 pub use duration::parse_duration;
 pub use error::ScenarioError;

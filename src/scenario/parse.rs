@@ -9,7 +9,7 @@
 //! | key | type | default |
 //! |---|---|---|
 //! | `name` | string | the file name without its extension |
-//! | `mode` | `match` \| `tournament` \| `train` \| `serve` \| `join` | `match` |
+//! | `mode` | `match` \| `tournament` \| `train` \| `serve` \| `join` \| `web` | `match` |
 //! | `seed` | whole number (u64) | `0` |
 //! | `board` | `{rows, cols, win_length}` | `{rows: 6, cols: 7, win_length: 4}`; checked by [`BoardConfig::validate`] |
 //! | `limits.move_time` | duration (`30s`, `500ms`, `2m`, `1h`, bare seconds) | `30s` |
@@ -20,7 +20,7 @@
 //! | `match.games` | whole number ≥ 1 | `1` |
 //! | `match.swap_colors` | `true` \| `false` | `true` |
 //! | `match.first` *(c4sim)* | `seat` (the first entry) \| `ask` (the person at the terminal chooses before game 1; needs a `human` player) \| `random` (seeded) | `seat` |
-//! | `tournament`, `report`, `train`, `server`, `join` | mapping, typed by each mode's own parser | absent |
+//! | `tournament`, `report`, `train`, `server`, `join`, `web` | mapping, typed by each mode's own parser | absent |
 //!
 //! With `mode: match` there must be 2 to 9 players.
 //!
@@ -46,7 +46,7 @@
 //!
 //! The sections of the other modes are parsed by their own modules:
 //! `tournament.rs` (`tournament`, `report`), `train.rs` (`train`) and
-//! `net.rs` (`server`, `join`), with the same located errors.
+//! `net.rs` (`server`, `join`) and `web.rs` (`web`), with the same located errors.
 
 use super::players::{self, ProfileLookup};
 use super::tree::{self, Node, Pos};
@@ -60,7 +60,7 @@ use crate::players::kinds::RunsAs;
 use std::path::Path;
 use std::time::Duration;
 
-const TOP_KEYS: [&str; 14] = [
+const TOP_KEYS: [&str; 15] = [
     "name",
     "mode",
     "seed",
@@ -75,6 +75,7 @@ const TOP_KEYS: [&str; 14] = [
     "train",
     "server",
     "join",
+    "web",
 ];
 const BOARD_KEYS: [&str; 3] = ["rows", "cols", "win_length"];
 const LIMITS_KEYS: [&str; 2] = ["move_time", "max_invalid_moves"];
@@ -83,8 +84,15 @@ const MATCH_KEYS: [&str; 3] = ["games", "swap_colors", "first"];
 // reads a word's index, `resolved` writes a value's word.
 const FIRSTS: [&str; 3] = ["seat", "ask", "random"];
 pub(super) const FIRST_VALUES: [FirstMover; 3] = [FirstMover::Seat, FirstMover::Ask, FirstMover::Random];
-const MODES: [&str; 5] = ["match", "tournament", "train", "serve", "join"];
-pub(super) const MODE_VALUES: [Mode; 5] = [Mode::Match, Mode::Tournament, Mode::Train, Mode::Serve, Mode::Join];
+const MODES: [&str; 6] = ["match", "tournament", "train", "serve", "join", "web"];
+pub(super) const MODE_VALUES: [Mode; 6] = [
+    Mode::Match,
+    Mode::Tournament,
+    Mode::Train,
+    Mode::Serve,
+    Mode::Join,
+    Mode::Web,
+];
 const RENDERS: [&str; 4] = ["emoji", "fullwidth", "ascii", "none"];
 pub(super) const RENDER_VALUES: [RenderStyle; 4] = [
     RenderStyle::Emoji,
@@ -180,6 +188,11 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     };
     let mut players = match get(top, "players") {
         Some((_, v)) => players::parse_list(doc, v, &ProfileLookup::for_scenario(path))?,
+        // `mode: web` plays the shipped AlphaZero unless told otherwise.
+        None if mode == Mode::Web => vec![players::parse_player_spec_with(
+            super::web::DEFAULT_PLAYER,
+            &ProfileLookup::for_scenario(path),
+        )?],
         None => vec![
             PlayerSpec::of_kind(PlayerKind::Random),
             PlayerSpec::of_kind(PlayerKind::Random),
@@ -199,6 +212,19 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
             ),
         ));
     }
+    if mode == Mode::Web && players.len() != 1 {
+        let pos = top
+            .iter()
+            .find(|(k, _)| k.scalar() == Some("players"))
+            .map_or(Pos::START, |(k, _)| k.pos());
+        return Err(doc.err(
+            pos,
+            format!(
+                "`mode: web` needs one player (the one people play against), got {}",
+                players.len()
+            ),
+        ));
+    }
     let match_settings = parse_match(doc, top, &players)?;
 
     // Each mode's section has its own typed parser, owned by that mode.
@@ -207,6 +233,7 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     let train = section(top, "train", |v| super::train::parse_train(doc, v, board))?;
     let server = section(top, "server", |v| super::net::parse_server(doc, v))?;
     let join = section(top, "join", |v| super::net::parse_join(doc, v))?;
+    let web = section(top, "web", |v| super::web::parse_web(doc, v))?;
     if mode == Mode::Tournament {
         let key_pos = |key: &str| top.iter().find(|(k, _)| k.scalar() == Some(key)).map(|(k, _)| k.pos());
         let players_pos = key_pos("players").unwrap_or(Pos::START);
@@ -237,6 +264,7 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         train,
         server,
         join,
+        web,
     })
 }
 

@@ -119,6 +119,9 @@ fn to_value(sc: &Scenario) -> Value {
     if let Some(j) = &sc.join {
         push(&mut v, "join", join_value(j));
     }
+    if let Some(w) = &sc.web {
+        push(&mut v, "web", map([("bind", Value::from(w.bind.to_string()))]));
+    }
     v
 }
 

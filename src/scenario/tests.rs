@@ -247,7 +247,7 @@ fn wrong_types_locate_the_value() {
         &e,
         1,
         7,
-        &["unknown mode `matc`; did you mean `match`? allowed: match, tournament, train, serve, join"],
+        &["unknown mode `matc`; did you mean `match`? allowed: match, tournament, train, serve, join, web"],
     );
     let e = err("render: color\n");
     assert_err(

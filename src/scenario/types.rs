@@ -14,6 +14,7 @@ pub enum Mode {
     Train,
     Serve,
     Join,
+    Web,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,4 +61,5 @@ pub struct Scenario {
     pub train: Option<super::train::TrainSettings>,
     pub server: Option<super::net::ServerSettings>,
     pub join: Option<super::net::JoinSettings>,
+    pub web: Option<super::web::WebSettings>,
 }

@@ -10,7 +10,7 @@
 //! if it meets the same games in the same order, which this fixed deal
 //! guarantees at a given concurrency.
 
-use crate::actors::messages::{PlayGame, PlayerHandle, Seat, Shutdown};
+use crate::actors::messages::{GameEvent, PlayGame, PlayerHandle, Seat, Shutdown};
 use crate::actors::player::{Inner, PlayerActor};
 use crate::actors::referee::Referee;
 use crate::game::{BoardConfig, DEFAULT_LETTERS};
@@ -71,8 +71,21 @@ pub async fn play_on_lanes(
     rules: Rules,
     games: Vec<Planned>,
     concurrency: usize,
+    players: impl FnMut(usize, usize) -> Result<Vec<Inner>, String>,
+    on_done: impl FnMut(GameRecord) -> bool,
+) -> Result<(), String> {
+    play_on_lanes_watched(rules, games, concurrency, players, on_done, Vec::new()).await
+}
+
+/// [`play_on_lanes`], with every game's events also sent to `sinks` (a
+/// page watching the tournament: `c4sim run FILE --web ADDR`).
+pub async fn play_on_lanes_watched(
+    rules: Rules,
+    games: Vec<Planned>,
+    concurrency: usize,
     mut players: impl FnMut(usize, usize) -> Result<Vec<Inner>, String>,
     mut on_done: impl FnMut(GameRecord) -> bool,
+    sinks: Vec<Recipient<GameEvent>>,
 ) -> Result<(), String> {
     let lanes = concurrency.clamp(1, games.len().max(1));
     // Each lane pulls its next game itself, on its own thread: no thread
@@ -86,7 +99,7 @@ pub async fn play_on_lanes(
     let mut started = Vec::new();
     for (l, queue) in queues.iter().enumerate() {
         let lane = start_lane(&rules, players(l, lanes)?);
-        let (queue, tx, rules) = (queue.clone(), tx.clone(), rules.clone());
+        let (queue, tx, rules, sinks) = (queue.clone(), tx.clone(), rules.clone(), sinks.clone());
         let referee = lane.referee.clone();
         let players = lane.players.clone();
         let arbiter = lane.arbiter.handle();
@@ -109,7 +122,7 @@ pub async fn play_on_lanes(
                     opening: p.opening,
                     max_invalid: rules.max_invalid,
                     seed: (rules.seed_of)(p.index),
-                    sinks: Vec::new(),
+                    sinks: sinks.clone(),
                 };
                 let r = referee.send(msg).await.map_err(|e| format!("a referee stopped: {e}"));
                 let failed = r.is_err();

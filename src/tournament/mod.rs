@@ -11,12 +11,14 @@ pub mod shard;
 pub mod sprt;
 pub mod store;
 
+use crate::actors::messages::GameEvent;
 use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::runner::{build_inner, move_time_of, Output};
-use crate::record::GameRecord;
+use crate::record::{GameRecord, Tally};
 use crate::scenario::tournament::{ReportFormat, ReportSettings, TournamentSettings};
 use crate::scenario::{resolved, RenderStyle, Scenario};
 use crate::util::seed;
+use actix::Recipient;
 pub use lanes::Rules;
 use schedule::Planned;
 use serde_json::json;
@@ -67,6 +69,18 @@ pub async fn play_all_until(
     concurrency: usize,
     on_done: impl FnMut(GameRecord) -> bool,
 ) -> Result<(), String> {
+    play_all_watched(sc, games, total, concurrency, on_done, Vec::new()).await
+}
+
+/// [`play_all_until`], with every game's events also sent to `sinks`.
+pub async fn play_all_watched(
+    sc: &Scenario,
+    games: Vec<Planned>,
+    total: u64,
+    concurrency: usize,
+    on_done: impl FnMut(GameRecord) -> bool,
+    sinks: Vec<Recipient<GameEvent>>,
+) -> Result<(), String> {
     let out = Output {
         json: true,
         style: RenderStyle::None,
@@ -92,7 +106,7 @@ pub async fn play_all_until(
             })
             .collect()
     };
-    lanes::play_on_lanes(rules, games, concurrency, players, on_done).await
+    lanes::play_on_lanes_watched(rules, games, concurrency, players, on_done, sinks).await
 }
 
 /// A stable digest of everything that decides the games (not concurrency),
@@ -143,6 +157,19 @@ pub fn run_tournament_with(
     fresh: bool,
     shard: Option<shard::Shard>,
 ) -> Result<(), ModeError> {
+    run_tournament_watched(sc, json, fresh, shard, Vec::new())
+}
+
+/// [`run_tournament_with`], showing itself to `watch` as it goes: every
+/// game's events, and the standings ([`GameEvent::Summary`]) at the start
+/// and after each game (`c4sim run FILE --web ADDR`).
+pub fn run_tournament_watched(
+    sc: &Scenario,
+    json: bool,
+    fresh: bool,
+    shard: Option<shard::Shard>,
+    watch: Vec<Recipient<GameEvent>>,
+) -> Result<(), ModeError> {
     let t = sc.tournament.clone().unwrap_or_default();
     let rs = sc.report.clone().unwrap_or_default();
     let dir = rs.dir_for(&sc.path);
@@ -191,6 +218,12 @@ pub fn run_tournament_with(
             done.len()
         );
     }
+    let standings = |all: &[GameLine]| GameEvent::Summary {
+        tallies: tallies(&names, all),
+    };
+    for w in &watch {
+        w.do_send(standings(&done));
+    }
     let lines = Rc::new(RefCell::new(done));
     let bar = if json || !std::io::stderr().is_terminal() {
         indicatif::ProgressBar::hidden()
@@ -222,6 +255,9 @@ pub fn run_tournament_with(
                 let mut all = lines2.borrow_mut();
                 all.push(line.clone());
                 let decided = sprt.as_mut().is_some_and(|q| q.add(&line));
+                for w in &watch {
+                    w.do_send(standings(&all));
+                }
                 let leader = leader(&names, &all);
                 bar.inc(1);
                 bar.set_message(sprt.as_ref().map_or(leader.clone(), |q| q.summary().progress_line()));
@@ -237,7 +273,7 @@ pub fn run_tournament_with(
                 }
                 !decided
             };
-            Ok(play_all_until(sc, todo, total, t.concurrency as usize, on_done).await?)
+            Ok(play_all_watched(sc, todo, total, t.concurrency as usize, on_done, watch.clone()).await?)
         },
         || {
             format!(
@@ -297,6 +333,29 @@ pub fn run_tournament_with(
     Ok(())
 }
 
+/// Each player's wins, draws and losses in `games`, in player order.
+fn tallies(names: &[String], games: &[GameLine]) -> Vec<Tally> {
+    let mut t: Vec<Tally> = names
+        .iter()
+        .map(|n| Tally {
+            name: n.clone(),
+            ..Default::default()
+        })
+        .collect();
+    for g in games {
+        for p in &g.players {
+            if let Some(x) = t.iter_mut().find(|x| &x.name == p) {
+                match &g.winner {
+                    None => x.draws += 1,
+                    Some(w) if w == p => x.wins += 1,
+                    Some(_) => x.losses += 1,
+                }
+            }
+        }
+    }
+    t
+}
+
 /// The player with the best score so far, for the progress line.
 fn leader(names: &[String], games: &[GameLine]) -> String {
     let mut pts = vec![(0.0f64, 0u32); names.len()];
@@ -328,6 +387,32 @@ fn leader(names: &[String], games: &[GameLine]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn standings_for_a_watching_page() {
+        use super::{store::GameLine, tallies};
+        use crate::game::EndReason;
+        let line = |winner: Option<&str>| GameLine {
+            game: 1,
+            result: if winner.is_some() { "win" } else { "draw" }.into(),
+            winner: winner.map(String::from),
+            reason: if winner.is_some() {
+                EndReason::Win
+            } else {
+                EndReason::Tie
+            },
+            moves: vec![],
+            players: vec!["A".into(), "B".into()],
+            opening: vec![],
+            duration_ms: 0,
+            seed: 0,
+        };
+        let names = ["A".to_string(), "B".to_string(), "C".to_string()];
+        let t = tallies(&names, &[line(Some("A")), line(None), line(Some("A"))]);
+        assert_eq!((t[0].wins, t[0].draws, t[0].losses), (2, 1, 0));
+        assert_eq!((t[1].wins, t[1].draws, t[1].losses), (0, 1, 2));
+        assert_eq!(t[2].games(), 0);
+    }
+
     #[test]
     fn lanes_share_the_cores() {
         use super::lane_threads;

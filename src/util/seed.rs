@@ -28,6 +28,8 @@ pub const SELF_PLAY_GAME: u64 = 0x5e1f;
 pub const TRAIN_BATCHES: u64 = 0x0b7a;
 /// One evaluation game of a training iteration.
 pub const EVAL_GAME: u64 = 0xe7a1;
+/// One game played in the browser (`c4sim web`).
+pub const WEB_GAME: u64 = 0x77eb;
 
 /// The seed of thing `index` in `stream`, derived from `base`
 /// (splitmix64's finaliser: nearby inputs give unrelated outputs).

@@ -1,0 +1,111 @@
+//! `c4sim web` and `mode: web`: play against any player kind in a browser,
+//! and watch a running tournament (`c4sim run FILE --web ADDR`) or the
+//! lobby server's matches (`c4sim serve --web ADDR`) there. See docs/web.md.
+//!
+//! The page is one embedded HTML/CSS/JS file set talking JSON over a
+//! WebSocket ([`proto`]). The browser is one more seat at the one referee
+//! ([`play`]); what pages watch comes from the referees' own events
+//! ([`watch`]). Pure parts ([`proto`], [`table`], the watch state) are
+//! tested beside their code; tests/web.rs and tests/web_browser.rs test the
+//! running server over loopback and in headless Chromium.
+
+pub mod play;
+pub mod proto;
+pub mod server;
+pub mod table;
+pub mod watch;
+
+use crate::actors::messages::GameEvent;
+use crate::actors::mode::{run_mode, ModeError};
+use crate::scenario::Scenario;
+use actix::Recipient;
+use play::{Opponent, PlayHub};
+use std::io::Write;
+use std::net::SocketAddr;
+use watch::WatchHub;
+
+pub use crate::scenario::web::{DEFAULT_BIND, DEFAULT_PLAYER};
+
+/// The server's player for a scenario: its one player entry, on its board.
+pub fn opponent_of(sc: &Scenario) -> Option<Opponent> {
+    sc.players.first().map(|spec| Opponent {
+        spec: spec.clone(),
+        cfg: sc.board,
+        seed: sc.seed,
+        move_time: sc.limits.move_time,
+    })
+}
+
+/// Serves the page on `bind` and plays `opponent` there until Ctrl-C.
+/// The opponent is built once first, so a missing model or a board it
+/// cannot play is said before anything is served.
+pub fn serve_play(bind: SocketAddr, opponent: Opponent) -> Result<(), ModeError> {
+    use crate::players::kinds::RunsAs;
+    crate::players::check_fits(&opponent.spec, opponent.cfg).map_err(ModeError::Usage)?;
+    match opponent.spec.kind.runs_as() {
+        RunsAs::Human => {
+            return Err(ModeError::Usage(
+                "the page's opponent cannot be a `human` player: the person is on the page".into(),
+            ))
+        }
+        RunsAs::Bot => {
+            crate::players::build_strategy(&opponent.spec, 0).map_err(ModeError::Usage)?;
+        }
+        RunsAs::External => {}
+    }
+    run_mode(
+        async move {
+            let title = format!("Play {}", opponent.spec.name);
+            let s = server::start(
+                bind,
+                PlayHub::new(Some(opponent)),
+                WatchHub::new(None, "tournament"),
+                title,
+            )
+            .map_err(|e| ModeError::Failed(format!("cannot listen on {bind}: {e}")))?;
+            println!("c4sim web: open http://{}/ in a browser (Ctrl-C stops)", s.addr);
+            let _ = std::io::stdout().flush();
+            s.server.await.map_err(|e| ModeError::Failed(e.to_string()))
+        },
+        || "Stopped.".into(),
+    )
+}
+
+/// `mode: web`.
+pub fn run_web(sc: &Scenario) -> Result<(), ModeError> {
+    let bind = sc.web.clone().unwrap_or_default().bind;
+    let opponent = opponent_of(sc).ok_or_else(|| ModeError::Usage("`mode: web` needs one player".into()))?;
+    serve_play(bind, opponent)
+}
+
+/// Starts the page on its own thread (its own actix System), for a run
+/// that has its own System (a tournament, the lobby server), and returns
+/// where it listens and the sink its referees' events go to. `kind` is
+/// `tournament` or `lobby`; `opponent`, when given, can also be played.
+pub fn watch_in_thread(
+    bind: SocketAddr,
+    title: String,
+    kind: &'static str,
+    opponent: Option<Opponent>,
+) -> Result<(SocketAddr, Recipient<GameEvent>), String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("c4sim-web".into())
+        .spawn(move || {
+            let sys = actix::System::new();
+            sys.block_on(async move {
+                let hub = WatchHub::new(Some(title.clone()), kind);
+                match server::start(bind, PlayHub::new(opponent), hub, title) {
+                    Ok(s) => {
+                        let _ = tx.send(Ok((s.addr, s.watch.recipient())));
+                        let _ = s.server.await;
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(format!("cannot listen on {bind}: {e}")));
+                    }
+                }
+            });
+        })
+        .map_err(|e| e.to_string())?;
+    rx.recv().map_err(|_| "the web server did not start".to_string())?
+}

@@ -1,0 +1,274 @@
+// c4sim's page: draws what the server says (docs/web.md) and sends what
+// the person does. It decides nothing about a game: every `game` message
+// carries the whole position and a version, and a reconnecting page asks
+// for the game again (`join`) instead of guessing what it missed.
+'use strict';
+
+const $ = (s) => document.querySelector(s);
+const GAME_KEY = 'c4sim-game';
+let ws = null;
+let backoff = 300;
+let game = null;        // the last `game` message's data, with its version as `v`
+let watchV = 0;
+let aiName = 'The computer';
+
+function send(t, d) {
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(d === undefined ? { t } : { t, d }));
+}
+
+function connect() {
+  ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws');
+  ws.onopen = () => {
+    backoff = 300;
+    const id = sessionStorage.getItem(GAME_KEY);
+    if (id) send('join', { id }); else setStatus('Choose who starts, then press New game.');
+    if (view() === 'watch') send('watch');
+  };
+  ws.onmessage = (e) => handle(JSON.parse(e.data));
+  ws.onclose = () => {
+    setStatus('Connection lost; reconnecting…');
+    setTimeout(connect, backoff);
+    backoff = Math.min(backoff * 2, 4000);
+  };
+}
+
+function handle(m) {
+  switch (m.t) {
+    case 'hello':
+      if (m.d.title) { $('#title').textContent = 'c4sim: ' + m.d.title; document.title = m.d.title + ' · c4sim'; }
+      if (m.d.player) {
+        aiName = m.d.player;
+        document.querySelectorAll('.ai-name').forEach((e) => { e.textContent = aiName; });
+      } else {
+        $('#setup').hidden = true;
+        setStatus('Nobody to play on this server: see Watch.');
+      }
+      // An empty board of the right size until a game starts.
+      if (!game && m.d.rows) {
+        drawBoard($('#board'), {
+          rows: m.d.rows, cols: m.d.cols, cells: Array(m.d.rows).fill('.'.repeat(m.d.cols)),
+          line: [], last: null, your_turn: false, legal: [],
+        }, playColumn, false);
+      }
+      break;
+    case 'game':
+      if (game && game.id === m.d.id && m.v <= game.v) return; // old news
+      m.d.v = m.v;
+      drawGame(m.d);
+      break;
+    case 'watch':
+      if (m.v < watchV) return;
+      watchV = m.v;
+      drawWatch(m.d);
+      break;
+    case 'error':
+      if (m.d.code === 'no_game') { sessionStorage.removeItem(GAME_KEY); if (!game) setStatus('Choose who starts, then press New game.'); }
+      showError(m.d.message);
+      break;
+  }
+}
+
+function setStatus(text) { $('#status').textContent = text; }
+function showError(text) {
+  const e = $('#error');
+  e.textContent = text;
+  e.hidden = false;
+  clearTimeout(showError.t);
+  showError.t = setTimeout(() => { e.hidden = true; }, 4000);
+}
+
+// --- the board -----------------------------------------------------------
+
+function piece(letter, classes) {
+  const p = document.createElement('span');
+  p.className = 'piece ' + letter + (classes ? ' ' + classes : '');
+  p.textContent = letter;
+  p.setAttribute('aria-hidden', 'true');
+  return p;
+}
+
+const COLOURS = { R: 'red', Y: 'yellow', B: 'blue', G: 'green', P: 'purple', O: 'orange', N: 'brown', K: 'black', W: 'white' };
+
+// Draws `g` into `el`, reusing the cells already there: a piece that is
+// new in its cell gets the drop animation (with `animate`), one already
+// there is left alone, so a redraw never replays a fall. `play`, when
+// given, makes the columns buttons that call it.
+function drawBoard(el, g, play, animate) {
+  const shape = g.rows + 'x' + g.cols;
+  if (el.dataset.shape !== shape) {
+    el.dataset.shape = shape;
+    el.style.setProperty('--cols', g.cols);
+    el.style.setProperty('--rows', g.rows);
+    el.replaceChildren();
+    for (let c = 0; c < g.cols; c++) {
+      const col = document.createElement(play ? 'button' : 'div');
+      col.className = 'col';
+      if (play) {
+        col.type = 'button';
+        col.dataset.col = c;
+        col.addEventListener('click', () => play(c));
+      }
+      for (let r = 0; r < g.rows; r++) {
+        const cell = document.createElement('span');
+        cell.className = 'cell';
+        const hole = document.createElement('span');
+        hole.className = 'hole';
+        cell.appendChild(hole);
+        col.appendChild(cell);
+      }
+      el.appendChild(col);
+    }
+  }
+  const key = (r, c) => r + ',' + c;
+  const line = new Set(g.line.map(([r, c]) => key(r, c)));
+  const last = g.last ? key(g.last[0], g.last[1]) : null;
+  for (let c = 0; c < g.cols; c++) {
+    const col = el.children[c];
+    let free = 0;
+    const said = [];
+    for (let r = 0; r < g.rows; r++) {
+      const ch = g.cells[r][c];
+      const hole = col.children[r].firstChild;
+      let p = hole.firstChild;
+      if (ch === '.') {
+        free++;
+        if (p) hole.replaceChildren();
+        continue;
+      }
+      if (!p || p.dataset.letter !== ch) {
+        p = piece(ch, animate ? 'drop' : '');
+        p.dataset.letter = ch;
+        p.style.setProperty('--fall', r + 1);
+        hole.replaceChildren(p);
+      }
+      p.classList.toggle('last', key(r, c) === last);
+      p.classList.toggle('win', line.has(key(r, c)));
+      said.push((COLOURS[ch] || ch) + (line.has(key(r, c)) ? ' (winning line)' : ''));
+    }
+    const bottomUp = said.reverse().join(', ') || 'empty';
+    if (play) {
+      const playable = g.your_turn && g.legal.includes(c);
+      col.classList.toggle('playable', playable);
+      col.setAttribute('aria-disabled', playable ? 'false' : 'true');
+      col.setAttribute('aria-label', `Column ${c + 1}: ${bottomUp}${said.length ? ' from the bottom' : ''}; ${free} free` +
+        (playable && c < 9 ? `. Press ${c + 1} to play here.` : ''));
+    } else {
+      col.setAttribute('aria-label', `Column ${c + 1}: ${bottomUp}`);
+    }
+  }
+}
+
+function playColumn(c) {
+  if (!game || !game.your_turn || !game.legal.includes(c)) return;
+  game.your_turn = false; // one click, one move
+  $('#board').dataset.yourTurn = 'false';
+  send('move', { id: game.id, col: c, v: game.v });
+}
+
+function drawGame(g) {
+  const prev = game;
+  game = g;
+  sessionStorage.setItem(GAME_KEY, g.id);
+  const ai = 1 - g.you;
+  aiName = g.names[ai];
+  document.querySelectorAll('.ai-name').forEach((e) => { e.textContent = aiName; });
+  // Falls are animated within one game, not when a game is (re)loaded.
+  const sameGame = prev && prev.id === g.id;
+  const board = $('#board');
+  drawBoard(board, g, playColumn, sameGame);
+  board.dataset.moves = g.moves.join(',');
+  board.dataset.yourTurn = String(g.your_turn);
+  board.dataset.over = String(g.over);
+  board.setAttribute('aria-label', `Board, ${g.rows} rows by ${g.cols} columns; you are ${COLOURS['RY'[g.you]]} (${'RY'[g.you]})`);
+  $('#resign').disabled = g.over;
+  const you = `You are ${COLOURS['RY'[g.you]]} (${'RY'[g.you]}). `;
+  if (g.over) setStatus(g.result.text + '.');
+  else if (g.your_turn) setStatus(you + (g.refusal ? `Refused: ${g.refusal}. ` : '') + `Your move: click a column or press 1–${Math.min(g.cols, 9)}.`);
+  else setStatus(you + `${aiName} is thinking…`);
+  // The AI's note on its last move.
+  let note = '';
+  for (let i = g.moves.length - 1; i >= 0; i--) {
+    if (i % 2 === ai) { if (g.notes[i]) note = `${aiName} on its move ${i + 1}: ${g.notes[i]}`; break; }
+  }
+  $('#note').textContent = note;
+  const list = $('#moves');
+  list.replaceChildren();
+  g.moves.forEach((col, i) => {
+    const li = document.createElement('li');
+    li.textContent = `${g.names[i % 2]}: column ${col + 1}` + (g.notes[i] ? ` (${g.notes[i]})` : '');
+    list.appendChild(li);
+  });
+}
+
+// --- watching --------------------------------------------------------------
+
+function mini(g) {
+  const box = document.createElement('figure');
+  box.className = 'mini';
+  const b = document.createElement('div');
+  b.className = 'board';
+  drawBoard(b, g, null, false);
+  const cap = document.createElement('figcaption');
+  const who = g.names.map((n, i) => `${n} (${'RYBGPONKW'[i]})`).join(' vs ');
+  cap.textContent = `Game ${g.id}: ${who}` + (g.over ? ` — ${g.result.text}` : ` — move ${g.moves.length + 1}`);
+  box.setAttribute('aria-label', cap.textContent);
+  box.append(b, cap);
+  return box;
+}
+
+function drawWatch(d) {
+  const st = $('#watch-status');
+  if (!d.title) {
+    st.textContent = 'Nothing to watch on this server. Start a tournament with `c4sim run FILE --web ADDR` or a lobby server with `c4sim serve --web ADDR` and open its page.';
+  } else if (d.kind === 'tournament') {
+    st.textContent = `${d.title}: ${d.done} of ${d.total} games played.`;
+  } else {
+    st.textContent = `${d.title}: ${d.done} matches finished.`;
+  }
+  $('#watch').dataset.done = d.done;
+  const table = $('#standings');
+  table.hidden = d.standings.length === 0;
+  const body = table.querySelector('tbody');
+  body.replaceChildren();
+  d.standings.forEach((p, i) => {
+    const tr = document.createElement('tr');
+    for (const v of [i + 1, p.name, p.games, p.wins, p.draws, p.losses, (100 * p.score).toFixed(1) + '%']) {
+      const td = document.createElement('td');
+      td.textContent = v;
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  });
+  $('#live').replaceChildren(...d.live.map(mini));
+  $('#recent').replaceChildren(...d.recent.map(mini));
+}
+
+// --- views and input ------------------------------------------------------
+
+function view() { return location.hash === '#watch' ? 'watch' : 'play'; }
+
+function showView() {
+  const v = view();
+  $('#play').hidden = v !== 'play';
+  $('#watch').hidden = v !== 'watch';
+  for (const [id, on] of [['#nav-play', v === 'play'], ['#nav-watch', v === 'watch']]) {
+    if (on) $(id).setAttribute('aria-current', 'page'); else $(id).removeAttribute('aria-current');
+  }
+  if (v === 'watch') send('watch');
+}
+
+$('#setup').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const first = document.querySelector('input[name="first"]:checked').value;
+  game = null;
+  send('new', { first });
+});
+$('#resign').addEventListener('click', () => { if (game && !game.over) send('resign', { id: game.id }); });
+document.addEventListener('keydown', (e) => {
+  if (view() !== 'play' || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.target && e.target.tagName === 'INPUT' && e.target.type === 'text') return;
+  if (/^[1-9]$/.test(e.key)) playColumn(Number(e.key) - 1);
+});
+window.addEventListener('hashchange', showView);
+showView();
+connect();

@@ -1,0 +1,385 @@
+//! The play hub: games between people on the page and the server's player.
+//! Each game is played by the one referee ([`referee_game`]); the hub is
+//! the person's seat at it (it answers [`YourTurn`] when the page sends a
+//! move) and a sink of its events, which it mirrors into a [`Table`] and
+//! sends to every page following the game. Nothing a page sends reaches a
+//! game other than one that page joined.
+
+use super::proto::{encode, ClientMsg, ErrorCode, First, ProtoError};
+use super::table::Table;
+use crate::actors::messages::{
+    Abandon, GameEnded, GameEvent, NewGame, PlayGame, PlayerHandle, Reply, Seat, Shutdown, YourTurn,
+};
+use crate::actors::referee::referee_game;
+use crate::actors::runner::{start_player, Output};
+use crate::game::{Answer, BoardConfig, DEFAULT_LETTERS};
+use crate::players::PlayerSpec;
+use crate::scenario::RenderStyle;
+use crate::util::seed;
+use actix::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+/// Games in progress at once; more are refused `busy`.
+pub const MAX_PLAYING: usize = 16;
+/// Finished games kept for pages that come back to them.
+const MAX_KEPT: usize = 64;
+/// How long a game waits for its page to come back (a reload) before the
+/// person is taken to have left and resigns.
+const GRACE: Duration = Duration::from_secs(30);
+/// Illegal answers before the person loses: high, since a person clicking a
+/// full column should be told, not punished (the page greys those out).
+const MAX_INVALID: u32 = 1000;
+
+/// The server's player and the board it plays on.
+#[derive(Clone)]
+pub struct Opponent {
+    pub spec: PlayerSpec,
+    pub cfg: BoardConfig,
+    pub seed: u64,
+    /// Its time per move (the scenario's `limits.move_time` unless its own).
+    pub move_time: Duration,
+}
+
+/// A connection's outbox: the server's messages to one page.
+pub type Outbox = mpsc::Sender<String>;
+
+/// Sends `text` without waiting: a page that does not read its messages
+/// misses some, and resyncs with `join` (every `game` message is whole).
+pub fn post(out: &Outbox, text: String) {
+    let _ = out.try_send(text);
+}
+
+struct Live {
+    table: Table,
+    /// The referee's question to the person, while it waits.
+    pending: Option<oneshot::Sender<Reply>>,
+    resigned: bool,
+    /// Connections following this game.
+    pages: HashSet<u64>,
+}
+
+pub struct PlayHub {
+    opponent: Option<Opponent>,
+    games: HashMap<String, Live>,
+    numbers: HashMap<u64, String>,
+    conns: HashMap<u64, Outbox>,
+    next: u64,
+}
+
+impl PlayHub {
+    /// Who people play here, if anyone.
+    pub fn opponent(&self) -> Option<&Opponent> {
+        self.opponent.as_ref()
+    }
+
+    pub fn new(opponent: Option<Opponent>) -> Self {
+        PlayHub {
+            opponent,
+            games: HashMap::new(),
+            numbers: HashMap::new(),
+            conns: HashMap::new(),
+            next: 1,
+        }
+    }
+
+    fn send(&self, conn: u64, text: String) {
+        if let Some(out) = self.conns.get(&conn) {
+            post(out, text);
+        }
+    }
+
+    fn error(&self, conn: u64, code: ErrorCode, message: impl Into<String>) {
+        self.send(conn, ProtoError::new(code, message).encode());
+    }
+
+    fn broadcast(&self, id: &str) {
+        if let Some(g) = self.games.get(id) {
+            let text = encode("game", Some(g.table.v), &g.table.view());
+            for c in &g.pages {
+                self.send(*c, text.clone());
+            }
+        }
+    }
+
+    /// Resigns for the person: at once if the referee is waiting for them,
+    /// else at their next turn.
+    fn resign(&mut self, id: &str) {
+        if let Some(g) = self.games.get_mut(id) {
+            g.resigned = true;
+            if let Some(tx) = g.pending.take() {
+                g.table.set_your_turn(false);
+                let _ = tx.send(Reply::Gone("resigned".into()));
+            }
+        }
+    }
+
+    /// Stops following every game of `conn`; a game in progress that no
+    /// page follows any more is resigned after [`GRACE`] unless one comes back.
+    fn leave_all(&mut self, conn: u64, ctx: &mut Context<Self>, grace: Duration) {
+        let mut orphans = Vec::new();
+        for (id, g) in self.games.iter_mut() {
+            if g.pages.remove(&conn) && g.pages.is_empty() && g.table.outcome.is_none() {
+                orphans.push(id.clone());
+            }
+        }
+        for id in orphans {
+            if grace.is_zero() {
+                self.resign(&id);
+            } else {
+                ctx.run_later(grace, move |hub, _| {
+                    if hub.games.get(&id).is_some_and(|g| g.pages.is_empty()) {
+                        hub.resign(&id);
+                    }
+                });
+            }
+        }
+    }
+
+    /// Drops the oldest finished games beyond [`MAX_KEPT`].
+    fn evict(&mut self) {
+        let mut done: Vec<(u64, String)> = self
+            .numbers
+            .iter()
+            .filter(|(_, id)| self.games.get(*id).is_some_and(|g| g.table.outcome.is_some()))
+            .map(|(n, id)| (*n, id.clone()))
+            .collect();
+        if self.games.len() < MAX_KEPT || done.is_empty() {
+            return;
+        }
+        done.sort();
+        for (n, id) in done.into_iter().take(self.games.len() + 1 - MAX_KEPT) {
+            self.games.remove(&id);
+            self.numbers.remove(&n);
+        }
+    }
+
+    fn new_game(&mut self, conn: u64, first: First, ctx: &mut Context<Self>) {
+        self.leave_all(conn, ctx, Duration::ZERO);
+        let Some(op) = self.opponent.clone() else {
+            return self.error(conn, ErrorCode::Busy, "this server has no player to play against");
+        };
+        let playing = self.games.values().filter(|g| g.table.outcome.is_none()).count();
+        if playing >= MAX_PLAYING {
+            return self.error(
+                conn,
+                ErrorCode::Busy,
+                format!("{playing} games are in progress; try again later"),
+            );
+        }
+        self.evict();
+        let number = self.next;
+        self.next += 1;
+        let out = Output {
+            json: true,
+            style: RenderStyle::None,
+        };
+        let ai = match start_player(&op.spec, seed::derive(op.seed, number, 1), out, 2) {
+            Ok(a) => a,
+            Err(e) => return self.error(conn, ErrorCode::Busy, format!("cannot start {}: {e}", op.spec.name)),
+        };
+        let you = match first {
+            First::You => 0,
+            First::Ai => 1,
+        };
+        let person = Seat {
+            name: "You".into(),
+            player: PlayerHandle::of(&ctx.address()),
+            move_time: None,
+        };
+        let bot = Seat {
+            name: op.spec.name.clone(),
+            player: PlayerHandle::of(&ai),
+            move_time: Some(op.spec.move_time.unwrap_or(op.move_time)),
+        };
+        let seats = if you == 0 { vec![person, bot] } else { vec![bot, person] };
+        let names: Vec<String> = seats.iter().map(|s| s.name.clone()).collect();
+        let id = format!("{:016x}", rand::random::<u64>());
+        let msg = PlayGame {
+            game: number,
+            games: number,
+            cfg: op.cfg,
+            seats,
+            letters: DEFAULT_LETTERS.to_vec(),
+            opening: Vec::new(),
+            max_invalid: MAX_INVALID,
+            seed: seed::derive(op.seed, number, seed::WEB_GAME),
+            sinks: vec![ctx.address().recipient()],
+        };
+        let table = Table::new(id.clone(), names, Some(you), op.cfg);
+        self.games.insert(
+            id.clone(),
+            Live {
+                table,
+                pending: None,
+                resigned: false,
+                pages: HashSet::from([conn]),
+            },
+        );
+        self.numbers.insert(number, id.clone());
+        self.broadcast(&id);
+        actix::spawn(async move {
+            referee_game(msg).await;
+            let _ = ai.send(Shutdown).await;
+        });
+    }
+
+    fn on_page(&mut self, conn: u64, msg: ClientMsg, ctx: &mut Context<Self>) {
+        match msg {
+            ClientMsg::New { first } => self.new_game(conn, first, ctx),
+            ClientMsg::Join { id } => {
+                if !self.games.contains_key(&id) {
+                    return self.error(conn, ErrorCode::NoGame, "no such game (it may have ended long ago)");
+                }
+                self.leave_all(conn, ctx, GRACE);
+                if let Some(g) = self.games.get_mut(&id) {
+                    g.pages.insert(conn);
+                    let text = encode("game", Some(g.table.v), &g.table.view());
+                    self.send(conn, text);
+                }
+            }
+            ClientMsg::Move { id, col, v } => {
+                let Some(g) = self.games.get_mut(&id).filter(|g| g.pages.contains(&conn)) else {
+                    return self.error(conn, ErrorCode::NoGame, "not a game this page follows");
+                };
+                if g.table.outcome.is_some() {
+                    return self.error(conn, ErrorCode::GameOver, "the game is over");
+                }
+                if v.is_some_and(|v| v != g.table.v) {
+                    let text = encode("game", Some(g.table.v), &g.table.view());
+                    self.error(conn, ErrorCode::Stale, "the position changed; here it is");
+                    return self.send(conn, text);
+                }
+                let Some(tx) = g.pending.take() else {
+                    return self.error(conn, ErrorCode::NotYourTurn, "wait for your turn");
+                };
+                g.table.set_your_turn(false);
+                let _ = tx.send(Reply::Answer(Answer::Column(col)));
+                self.broadcast(&id);
+            }
+            ClientMsg::Resign { id } => {
+                match self.games.get(&id) {
+                    Some(g) if g.pages.contains(&conn) => {}
+                    _ => return self.error(conn, ErrorCode::NoGame, "not a game this page follows"),
+                }
+                self.resign(&id);
+                self.broadcast(&id);
+            }
+            ClientMsg::Watch => {}
+        }
+    }
+}
+
+impl Actor for PlayHub {
+    type Context = Context<Self>;
+}
+
+/// A page connected; `out` carries the server's messages to it.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Connect {
+    pub conn: u64,
+    pub out: Outbox,
+}
+
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Disconnect {
+    pub conn: u64,
+}
+
+/// A message a page sent, already decoded and rate-checked.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct FromPage {
+    pub conn: u64,
+    pub msg: ClientMsg,
+}
+
+impl Handler<Connect> for PlayHub {
+    type Result = ();
+    fn handle(&mut self, m: Connect, _: &mut Context<Self>) {
+        self.conns.insert(m.conn, m.out);
+    }
+}
+
+impl Handler<Disconnect> for PlayHub {
+    type Result = ();
+    fn handle(&mut self, m: Disconnect, ctx: &mut Context<Self>) {
+        self.leave_all(m.conn, ctx, GRACE);
+        self.conns.remove(&m.conn);
+    }
+}
+
+impl Handler<FromPage> for PlayHub {
+    type Result = ();
+    fn handle(&mut self, m: FromPage, ctx: &mut Context<Self>) {
+        self.on_page(m.conn, m.msg, ctx);
+    }
+}
+
+impl Handler<GameEvent> for PlayHub {
+    type Result = ();
+    fn handle(&mut self, ev: GameEvent, _: &mut Context<Self>) {
+        let number = match &ev {
+            GameEvent::Started { game, .. }
+            | GameEvent::Moved { game, .. }
+            | GameEvent::Illegal { game, .. }
+            | GameEvent::Out { game, .. } => *game,
+            GameEvent::Over { record, .. } => record.game,
+            GameEvent::Summary { .. } => return,
+        };
+        let Some(id) = self.numbers.get(&number).cloned() else {
+            return;
+        };
+        if let Some(g) = self.games.get_mut(&id) {
+            g.table.apply(&ev);
+            if matches!(ev, GameEvent::Over { .. }) {
+                g.pending = None;
+            }
+        }
+        self.broadcast(&id);
+    }
+}
+
+/// The person's turn: remember the question and tell their pages; the
+/// answer comes with their `move` (or `resign`). A game dropped before that
+/// drops the question, which the referee reads as the person leaving.
+impl Handler<YourTurn> for PlayHub {
+    type Result = ResponseFuture<Reply>;
+    fn handle(&mut self, msg: YourTurn, _: &mut Context<Self>) -> Self::Result {
+        let view = msg.0;
+        let id = self.numbers.get(&view.game).cloned().unwrap_or_default();
+        let Some(g) = self.games.get_mut(&id) else {
+            return Box::pin(std::future::ready(Reply::Gone("the game was dropped".into())));
+        };
+        if g.resigned {
+            return Box::pin(std::future::ready(Reply::Gone("resigned".into())));
+        }
+        let (tx, rx) = oneshot::channel();
+        g.pending = Some(tx);
+        g.table.set_your_turn(true);
+        self.broadcast(&id);
+        Box::pin(async move { rx.await.unwrap_or_else(|_| Reply::Gone("the page left".into())) })
+    }
+}
+
+// The person has no move-time limit (so no `Abandon`), and the game's start
+// and end reach the hub as events; the other seat messages need nothing.
+impl Handler<Abandon> for PlayHub {
+    type Result = ();
+    fn handle(&mut self, _: Abandon, _: &mut Context<Self>) {}
+}
+impl Handler<NewGame> for PlayHub {
+    type Result = ();
+    fn handle(&mut self, _: NewGame, _: &mut Context<Self>) {}
+}
+impl Handler<GameEnded> for PlayHub {
+    type Result = ();
+    fn handle(&mut self, _: GameEnded, _: &mut Context<Self>) {}
+}
+impl Handler<Shutdown> for PlayHub {
+    type Result = ();
+    fn handle(&mut self, _: Shutdown, _: &mut Context<Self>) {}
+}

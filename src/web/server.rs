@@ -1,0 +1,198 @@
+//! The HTTP side: the embedded page (nothing else is served) and the
+//! WebSocket, one task per page. The task checks what a page sends (size,
+//! rate, shape) before any hub sees it, and carries the hubs' messages back.
+
+use super::play::{Connect, Disconnect, FromPage, PlayHub};
+use super::proto::{self, ClientMsg, ErrorCode, ProtoError, RateLimiter};
+use super::watch::{Subscribe, Unsubscribe, WatchHub};
+use actix::Addr;
+use actix_web::http::header;
+use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+use actix_ws::{AggregatedMessage, CloseCode, CloseReason};
+use futures_util::StreamExt;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The largest WebSocket frame read at all; past it the connection is
+/// closed (code 1009). Messages between [`proto::MAX_MESSAGE`] and this
+/// get an error back and the connection stays.
+pub const MAX_FRAME: usize = 16 * 1024;
+/// Messages a page may send at once, and per second after that: a person
+/// clicks a few times a second at most.
+pub const BURST: u32 = 20;
+pub const PER_SECOND: u32 = 10;
+/// Refused messages (over the rate, malformed) before the server hangs up.
+pub const MAX_STRIKES: u32 = 100;
+/// Server messages waiting for a slow page before newer ones are dropped.
+const OUTBOX: usize = 64;
+
+const INDEX: &str = include_str!("page/index.html");
+const SCRIPT: &str = include_str!("page/app.js");
+const STYLE: &str = include_str!("page/style.css");
+
+#[derive(Clone)]
+struct Hubs {
+    play: Addr<PlayHub>,
+    watch: Addr<WatchHub>,
+    next: Arc<AtomicU64>,
+    /// `d` of the `hello` every page gets first.
+    hello: Arc<str>,
+}
+
+fn asset(body: &'static str, kind: &'static str) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(kind)
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("Content-Security-Policy", "default-src 'self'; connect-src 'self'"))
+        .insert_header(("X-Content-Type-Options", "nosniff"))
+        .body(body)
+}
+
+async fn ws(req: HttpRequest, body: web::Payload, hubs: web::Data<Hubs>) -> actix_web::Result<HttpResponse> {
+    let text = |h: header::HeaderName| req.headers().get(h).and_then(|v| v.to_str().ok());
+    if !proto::origin_allowed(text(header::ORIGIN), text(header::HOST)) {
+        return Ok(HttpResponse::Forbidden().body("this page's WebSocket takes connections from its own page only"));
+    }
+    let (res, session, stream) = actix_ws::handle(&req, body)?;
+    let stream = stream
+        .max_frame_size(MAX_FRAME)
+        .aggregate_continuations()
+        .max_continuation_size(MAX_FRAME);
+    let conn = hubs.next.fetch_add(1, Ordering::Relaxed);
+    actix_web::rt::spawn(connection(conn, session, stream, hubs.get_ref().clone()));
+    Ok(res)
+}
+
+/// One page's connection, until either side closes it.
+async fn connection(
+    conn: u64,
+    mut session: actix_ws::Session,
+    mut stream: actix_ws::AggregatedMessageStream,
+    hubs: Hubs,
+) {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(OUTBOX);
+    hubs.play.do_send(Connect { conn, out: tx.clone() });
+    let mut ok = session.text(&*hubs.hello).await.is_ok();
+    let mut rate = RateLimiter::new(BURST, PER_SECOND, Instant::now());
+    let mut strikes = 0u32;
+    let mut close = None;
+    while ok {
+        tokio::select! {
+            m = stream.next() => {
+                let refused = match m {
+                    Some(Ok(AggregatedMessage::Text(t))) => {
+                        if !rate.allow(Instant::now()) {
+                            Some(ProtoError::new(ErrorCode::Rate, format!("more than {PER_SECOND} messages a second; slow down")))
+                        } else {
+                            match proto::decode(&t) {
+                                Ok(ClientMsg::Watch) => {
+                                    hubs.watch.do_send(Subscribe { conn, out: tx.clone() });
+                                    None
+                                }
+                                Ok(msg) => {
+                                    hubs.play.do_send(FromPage { conn, msg });
+                                    None
+                                }
+                                Err(e) => Some(e),
+                            }
+                        }
+                    }
+                    Some(Ok(AggregatedMessage::Binary(_))) => {
+                        Some(ProtoError::new(ErrorCode::Malformed, "text messages only (JSON)"))
+                    }
+                    Some(Ok(AggregatedMessage::Ping(b))) => {
+                        ok = session.pong(&b).await.is_ok();
+                        None
+                    }
+                    Some(Ok(AggregatedMessage::Pong(_))) => None,
+                    Some(Ok(AggregatedMessage::Close(_))) | None => break,
+                    Some(Err(e)) => {
+                        // A frame over MAX_FRAME or a broken frame: say why, then hang up.
+                        let e = ProtoError::new(ErrorCode::TooLarge, format!("unreadable frame: {e}"));
+                        let _ = session.text(e.encode()).await;
+                        close = Some(CloseReason { code: CloseCode::Size, description: Some("frame too large".into()) });
+                        break;
+                    }
+                };
+                if let Some(e) = refused {
+                    strikes += 1;
+                    ok = session.text(e.encode()).await.is_ok();
+                    if strikes >= MAX_STRIKES {
+                        close = Some(CloseReason { code: CloseCode::Policy, description: Some("too many refused messages".into()) });
+                        break;
+                    }
+                }
+            }
+            out = rx.recv() => match out {
+                Some(text) => ok = session.text(text).await.is_ok(),
+                None => break,
+            }
+        }
+    }
+    hubs.play.do_send(Disconnect { conn });
+    hubs.watch.do_send(Unsubscribe { conn });
+    let _ = session.close(close).await;
+}
+
+/// A started server: where it listens, and its hubs.
+pub struct Started {
+    pub addr: SocketAddr,
+    pub server: actix_web::dev::Server,
+    pub watch: Addr<WatchHub>,
+}
+
+/// Binds `bind` and builds the server (to be awaited or spawned) on the
+/// current actix System.
+pub fn start(bind: SocketAddr, play: PlayHub, watch: WatchHub, title: String) -> std::io::Result<Started> {
+    use actix::Actor;
+    let op = play.opponent();
+    let hello = proto::encode(
+        "hello",
+        None,
+        &serde_json::json!({
+            "protocol": proto::PROTOCOL,
+            "title": title,
+            "player": op.map(|o| o.spec.name.clone()),
+            "rows": op.map(|o| o.cfg.rows),
+            "cols": op.map(|o| o.cfg.cols),
+        }),
+    );
+    let hubs = Hubs {
+        play: play.start(),
+        watch: watch.start(),
+        next: Arc::new(AtomicU64::new(1)),
+        hello: hello.into(),
+    };
+    let watch = hubs.watch.clone();
+    let data = web::Data::new(hubs);
+    let srv = HttpServer::new(move || {
+        App::new()
+            .app_data(data.clone())
+            .route(
+                "/",
+                web::get().to(|| async { asset(INDEX, "text/html; charset=utf-8") }),
+            )
+            .route(
+                "/app.js",
+                web::get().to(|| async { asset(SCRIPT, "text/javascript; charset=utf-8") }),
+            )
+            .route(
+                "/style.css",
+                web::get().to(|| async { asset(STYLE, "text/css; charset=utf-8") }),
+            )
+            .route("/ws", web::get().to(ws))
+            .default_service(web::to(|| async { HttpResponse::NotFound().body("not found") }))
+    })
+    .workers(1)
+    .disable_signals()
+    .shutdown_timeout(1)
+    .bind(bind)?;
+    let addr = srv.addrs().first().copied().unwrap_or(bind);
+    Ok(Started {
+        addr,
+        server: srv.run(),
+        watch,
+    })
+}

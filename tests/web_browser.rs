@@ -1,0 +1,224 @@
+//! The page in a real browser: headless Debian Chromium driven through
+//! chromedriver with fantoccini (no download at run time; `.ci/run`
+//! installs both with apt). It plays a whole game by clicks against
+//! `leftmost`, reloads mid-game and finds the same position, and watches a
+//! tournament's standings change while `c4sim run --web` plays it.
+//!
+//! `cargo test --test web_browser -- --ignored screenshot` also writes
+//! docs/web/game.png: a game in progress against the shipped AlphaZero.
+
+mod web_common;
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use web_common::serve;
+
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// chromedriver and its browser session; both end when dropped.
+struct Browser {
+    driver: Child,
+    client: Option<Client>,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+impl Browser {
+    async fn start() -> Browser {
+        assert!(
+            std::path::Path::new(CHROMEDRIVER).exists() && std::path::Path::new(CHROMIUM).exists(),
+            "the browser test needs Debian's chromium and chromium-driver: apt-get install -y chromium chromium-driver"
+        );
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let driver = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let mut b = Browser { driver, client: None };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not listen");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            serde_json::json!({
+                "binary": CHROMIUM,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--window-size=820,1100", "--force-prefers-reduced-motion"]
+            }),
+        );
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a browser session");
+        b.client = Some(client);
+        b
+    }
+
+    fn c(&self) -> &Client {
+        self.client.as_ref().unwrap()
+    }
+
+    /// Waits (up to 30 s) until `attr` (a data attribute or a property) of
+    /// the element `css` satisfies `ok`;
+    /// returns its value.
+    async fn wait_attr(&self, css: &str, attr: &str, ok: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut last = None;
+        loop {
+            if let Ok(e) = self.c().find(Locator::Css(css)).await {
+                // data-* are attributes; textContent, hidden are properties.
+                last = if attr.starts_with("data-") {
+                    e.attr(attr).await.ok().flatten()
+                } else {
+                    e.prop(attr).await.ok().flatten()
+                };
+                if last.as_deref().is_some_and(&ok) {
+                    return last.unwrap();
+                }
+            }
+            assert!(Instant::now() < deadline, "{css} [{attr}] stayed {last:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Waits (up to 30 s) until at least `n` elements match `css`.
+    async fn wait_count(&self, css: &str, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let found = self.c().find_all(Locator::Css(css)).await.map_or(0, |v| v.len());
+            if found >= n {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{css}: {found} of {n}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn text(&self, css: &str) -> String {
+        self.c().find(Locator::Css(css)).await.unwrap().text().await.unwrap()
+    }
+
+    async fn click(&self, css: &str) {
+        self.c().find(Locator::Css(css)).await.unwrap().click().await.unwrap();
+    }
+
+    /// Waits for the person's turn, then plays column `col` (from 0) by a
+    /// click, or by its number key with `key`.
+    async fn play(&self, col: usize, key: bool) {
+        self.wait_attr("#board", "data-your-turn", |v| v == "true").await;
+        if key {
+            let body = self.c().find(Locator::Css("body")).await.unwrap();
+            body.send_keys(&(col + 1).to_string()).await.unwrap();
+        } else {
+            self.click(&format!("#board button[data-col=\"{col}\"]")).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn plays_a_whole_game_by_clicks_and_finds_it_again_after_a_reload() {
+    let started = Instant::now();
+    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let b = Browser::start().await;
+    b.c().goto(&format!("http://{}/", srv.addr)).await.unwrap();
+    b.wait_attr("#status", "textContent", |t| t.contains("New game")).await;
+    b.click("input[name=first][value=you]").await;
+    b.click("#new-game").await;
+    b.play(3, false).await;
+    b.play(3, true).await;
+    let moves = b.wait_attr("#board", "data-moves", |m| m == "3,0,3,0").await;
+    // Reconnect mid-game: a reload finds the same position, still our turn.
+    b.c().refresh().await.unwrap();
+    b.wait_attr("#board", "data-moves", |m| m == moves).await;
+    b.wait_attr("#board", "data-your-turn", |v| v == "true").await;
+    b.play(3, false).await;
+    b.play(3, false).await;
+    b.wait_attr("#board", "data-over", |v| v == "true").await;
+    assert_eq!(b.text("#status").await, "You win.");
+    assert_eq!(
+        b.c().find_all(Locator::Css("#board .piece.win")).await.unwrap().len(),
+        4,
+        "the winning line is highlighted"
+    );
+    assert_eq!(b.c().find_all(Locator::Css("#moves li")).await.unwrap().len(), 7);
+    assert!(b.text("#resign").await.contains("Resign"));
+    b.client.as_ref().unwrap().clone().close().await.unwrap();
+    eprintln!("browser game test: {:.1} s", started.elapsed().as_secs_f64());
+}
+
+#[tokio::test]
+async fn the_tournament_page_shows_the_standings_change() {
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/round_robin.yaml")).unwrap();
+    let report = dir.path().join("report");
+    // Its own report directory, and 100 times the games, so that it is still
+    // playing when the browser looks (the 420 games take seconds).
+    let yaml = yaml
+        .replace("dir: docs/round-robin", &format!("dir: {}", report.display()))
+        .replace("games_per_pair: 20", "games_per_pair: 2000")
+        .replace("concurrency: 2", "concurrency: 1"); // a core left for the browser
+    assert!(yaml.contains(&report.display().to_string()) && yaml.contains("games_per_pair: 2000"));
+    let file = dir.path().join("round_robin.yaml");
+    std::fs::write(&file, yaml).unwrap();
+    let srv = serve(&["run", file.to_str().unwrap(), "--web", "127.0.0.1:0"], true);
+    let b = Browser::start().await;
+    b.c().goto(&format!("http://{}/#watch", srv.addr)).await.unwrap();
+    let first: u64 = b
+        .wait_attr("#watch", "data-done", |d| !d.is_empty())
+        .await
+        .parse()
+        .unwrap();
+    let later: u64 = b
+        .wait_attr("#watch", "data-done", |d| d.parse::<u64>().is_ok_and(|d| d > first))
+        .await
+        .parse()
+        .unwrap();
+    assert!(later > first);
+    // A game in progress is drawn, and finished ones with their results.
+    b.wait_count("#live figure.mini .piece", 1).await;
+    b.wait_count("#recent figure.mini", 1).await;
+    let rows = b.c().find_all(Locator::Css("#standings tbody tr")).await.unwrap();
+    assert_eq!(rows.len(), 7, "every player has a row");
+    let status = b.text("#watch-status").await;
+    assert!(status.contains("of 42000 games played"), "{status}");
+    b.click("#nav-play").await;
+    b.wait_attr("#play", "hidden", |h| h == "false").await;
+    b.client.as_ref().unwrap().clone().close().await.unwrap();
+    eprintln!("browser tournament test: {:.1} s", started.elapsed().as_secs_f64());
+}
+
+/// Writes docs/web/game.png: a game in progress against the shipped
+/// AlphaZero (its default profile), as a person sees it.
+#[tokio::test]
+#[ignore = "writes docs/web/game.png; run on purpose"]
+async fn screenshot() {
+    let srv = serve(&["web", "--bind", "127.0.0.1:0"], false);
+    let b = Browser::start().await;
+    b.c().set_window_size(720, 1000).await.unwrap();
+    b.c().goto(&format!("http://{}/", srv.addr)).await.unwrap();
+    b.wait_attr("#status", "textContent", |t| t.contains("New game")).await;
+    b.click("#new-game").await;
+    for col in [3, 3, 2, 4] {
+        b.play(col, false).await;
+    }
+    b.wait_attr("#board", "data-your-turn", |v| v == "true").await;
+    let png = b.c().screenshot().await.unwrap();
+    let out = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/web/game.png");
+    std::fs::create_dir_all(std::path::Path::new(out).parent().unwrap()).unwrap();
+    std::fs::write(out, png).unwrap();
+}
