@@ -332,6 +332,33 @@ impl<B: Bits> Tree<B> {
             .unwrap_or(0)
     }
 
+    /// The policy target self-play records for the root: the visit shares,
+    /// except that what the search has proven overrides them. A proven root
+    /// puts everything on [`Tree::best_move`] (a proven win when there is
+    /// one): once proven, the search stops, and the visits at that moment
+    /// still sit on moves that do not win. Moves proven lost get nothing
+    /// (unless every move is lost: then the visits as they are).
+    pub fn policy_target(&self, cols: usize) -> Vec<f32> {
+        let mut target = vec![0f32; cols];
+        if self.root_proven() && self.root_expanded() {
+            target[self.best_move()] = 1.0;
+            return target;
+        }
+        let root = self.nodes[self.root as usize];
+        let kids = self.children(&root);
+        let alive = |c: &&Node| c.proven != LOSS;
+        let keep: Vec<&Node> = if kids.iter().filter(alive).any(|c| c.visits > 0) {
+            kids.iter().filter(alive).collect()
+        } else {
+            kids.iter().collect()
+        };
+        let total: u32 = keep.iter().map(|c| c.visits).sum();
+        for c in keep {
+            target[c.col as usize] = c.visits as f32 / total.max(1) as f32;
+        }
+        target
+    }
+
     /// Mixes Dirichlet(`alpha`) noise into the root's priors with weight
     /// `weight` (self-play only: it makes the search try moves the network
     /// does not yet like).
@@ -666,6 +693,37 @@ mod tests {
         let col = tree.best_move();
         assert!(col == 1 || col == 4, "{col}");
         assert_eq!(tree.root_info(7).q[col], Some(1.0));
+        // The target is all on the proven win, though other moves had visits.
+        let visits = tree.root_info(7).visits;
+        assert!(visits.iter().enumerate().any(|(c, &v)| c != col && v > 0), "{visits:?}");
+        let mut want = vec![0.0; 7];
+        want[col] = 1.0;
+        assert_eq!(tree.policy_target(7), want);
+    }
+
+    #[test]
+    fn the_policy_target_leaves_out_proven_losses() {
+        let g = Geometry::<u64>::new(BoardConfig::default());
+        // Red has 2 and 3 of the bottom row, Yellow to move: anything but 1
+        // or 4 lets Red make two threats at once. The search proves such
+        // moves lost while the root stays open.
+        let pos = Position::from_moves(&g, &[2, 6, 3]).unwrap();
+        let mut checked = 0;
+        for sims in [200, 1000, 3000, 10_000] {
+            let mut tree = Tree::new(pos);
+            search(&mut tree, &g, &mut Uniform, &mut Cache::new(10_000), sims, 2.5);
+            let t = tree.policy_target(7);
+            assert!((t.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{t:?}");
+            let info = tree.root_info(7);
+            for c in 0..7 {
+                if info.q[c] == Some(-1.0) && !tree.root_proven() {
+                    assert!(info.visits[c] > 0);
+                    assert_eq!(t[c], 0.0, "{sims}: column {c} is proven lost: {t:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 0, "some visited move was proven lost");
     }
 
     #[test]

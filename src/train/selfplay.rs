@@ -241,7 +241,9 @@ impl<B: Bits> Slot<B> {
         let cols = geo.cfg.cols;
         let info = self.tree.root_info(cols);
         let total: u32 = info.visits.iter().sum();
-        let policy: Vec<f32> = info.visits.iter().map(|&v| v as f32 / total.max(1) as f32).collect();
+        // Visit shares, corrected by what the search proved (a proven root's
+        // target is its proven move; proven losses get nothing).
+        let policy = self.tree.policy_target(cols);
         let pos = *self.tree.root_pos();
         let col = if (self.moves.len() as u32) < cfg.temperature_moves && total > 0 {
             let mut x = self.rng.gen_range(0..total);
