@@ -101,6 +101,11 @@ enum BookWhat {
         /// Entries for positions of fewer than this many plies.
         #[arg(long, default_value_t = 8)]
         plies: u32,
+        /// Also walk from every opening of this many plies (both sides' moves
+        /// forced, as in a tournament's `openings: {plies: N}`), so the player
+        /// finds its moves after any such opening.
+        #[arg(long, default_value_t = 0)]
+        openings: u32,
         #[arg(long, default_value = "models/solver-book-6x7.bin")]
         out: PathBuf,
         #[arg(long, default_value_t = 25)]
@@ -274,6 +279,7 @@ fn main() -> ExitCode {
             what:
                 BookWhat::Build {
                     plies,
+                    openings,
                     out,
                     table_log2,
                     save_every,
@@ -282,6 +288,7 @@ fn main() -> ExitCode {
         } => {
             let o = c4sim::bench::book::BookBuildOptions {
                 plies,
+                openings,
                 out,
                 table_log2,
                 save_every: std::time::Duration::from_secs(save_every),

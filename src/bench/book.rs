@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 pub struct BookBuildOptions {
     /// Entries for positions of fewer than this many plies.
     pub plies: u32,
+    /// Also from every opening of this many plies ([`Book::with_openings`]).
+    pub openings: u32,
     pub out: PathBuf,
     pub table_log2: u32,
     pub save_every: Duration,
@@ -44,9 +46,9 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Str
         Ok(bytes) => {
             let b = Book::from_bytes(&solver, &bytes).map_err(|e| format!("{}: {e}", o.out.display()))?;
             let _ = writeln!(log, "resuming {}: {} entries", o.out.display(), b.len());
-            b.with_depth(o.plies)
+            b.with_depth(o.plies).with_openings(o.openings)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Book::new(&solver, o.plies),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Book::new(&solver, o.plies).with_openings(o.openings),
         Err(e) => return Err(format!("{}: {e}", o.out.display())),
     };
     let start = Instant::now();
@@ -149,6 +151,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let o = BookBuildOptions {
             plies: 2,
+            openings: 0,
             out: dir.path().join("book.bin"),
             table_log2: 16,
             save_every: Duration::from_secs(60),

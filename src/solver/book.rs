@@ -10,7 +10,10 @@
 //! the player is to move it holds one entry and follows that move; where the
 //! opponent is to move it follows every legal move. Both colours: the
 //! player moves at even plies in one walk and at odd plies in the other.
-//! Positions with fewer than `depth` plies played get entries.
+//! Positions with fewer than `depth` plies played get entries. With
+//! [`Book::with_openings`] the walk also follows every move of both sides
+//! in the first plies, for players that meet forced tournament openings
+//! (the file stores entries only; the walk is the builder's option).
 //!
 //! Entries are keyed by the position's symmetric key, so a position and its
 //! mirror share one; the column is stored for the orientation with the
@@ -32,6 +35,10 @@ pub struct Book {
     /// (rows, cols, win_length).
     shape: (u8, u8, u8),
     depth: u32,
+    /// Plies at the start that any move may fill, for both sides (forced
+    /// tournament openings): the walk follows every move there. A build
+    /// option, not stored in the file.
+    openings: u32,
     entries: BTreeMap<u64, (u8, i8)>,
 }
 
@@ -43,8 +50,17 @@ impl Book {
         Book {
             shape: (c.rows as u8, c.cols as u8, c.win_length as u8),
             depth,
+            openings: 0,
             entries: BTreeMap::new(),
         }
+    }
+
+    /// The same entries, walked also from every opening of `plies` plies
+    /// (both sides' moves forced there, as a tournament's openings are), so
+    /// a player that starts after such an opening finds its moves.
+    pub fn with_openings(mut self, plies: u32) -> Book {
+        self.openings = plies;
+        self
     }
 
     /// The same entries, for positions of fewer than `depth` plies (every
@@ -116,7 +132,8 @@ impl Book {
                         continue;
                     }
                     let mine = p.moves % 2 == parity;
-                    let follow: Vec<usize> = if mine {
+                    let forced = (p.moves as u32) < self.openings;
+                    let follow: Vec<usize> = if mine && !forced {
                         if (0..cols).any(|c| solver.is_winning_move(&p, c)) {
                             // A win at once needs no book.
                             continue;
@@ -216,6 +233,7 @@ impl Book {
         let mut book = Book {
             shape: (r as u8, c as u8, w as u8),
             depth: depth as u32,
+            openings: 0,
             entries: BTreeMap::new(),
         };
         let body = &bytes[nl + 1..];
@@ -274,6 +292,37 @@ mod tests {
                 assert_eq!(s.scores(&p, None)[c], Some(bv), "{line:?} {bc}");
             }
         }
+    }
+
+    #[test]
+    fn a_book_with_openings_answers_after_any_forced_opening() {
+        let mut s = small();
+        let mut plain = Book::new(&s, 4);
+        plain.complete(&mut s);
+        let mut wide = plain.clone().with_openings(2);
+        wide.complete(&mut s);
+        assert!(wide.len() > plain.len());
+        // After every two-ply opening, the side to move (the first player)
+        // and, after any reply, the second player find their moves.
+        for a in 0..5 {
+            for b in 0..5 {
+                let p = s.position(&[a, b]).unwrap();
+                if (0..5).any(|c| s.is_winning_move(&p, c)) {
+                    continue;
+                }
+                let (c, v) = wide.lookup(&p).unwrap_or_else(|| panic!("{a}{b}"));
+                assert_eq!(s.best_move(&p, None).unwrap().1, v);
+                assert_eq!(s.scores(&p, None)[c], Some(v));
+                for r in 0..5 {
+                    if let Ok(q) = s.play(&p, r) {
+                        if !(0..5).any(|c| s.is_winning_move(&q, c)) {
+                            assert!(wide.lookup(&q).is_some(), "{a}{b}{r}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(plain.lookup(&s.position(&[0, 1]).unwrap()).is_none());
     }
 
     #[test]
