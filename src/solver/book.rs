@@ -132,7 +132,7 @@ impl Book {
                         continue;
                     }
                     let mine = p.moves % 2 == parity;
-                    let forced = (p.moves as u32) < self.openings;
+                    let forced = p.moves < self.openings;
                     let follow: Vec<usize> = if mine && !forced {
                         if (0..cols).any(|c| solver.is_winning_move(&p, c)) {
                             // A win at once needs no book.
