@@ -397,21 +397,25 @@ fn serve_watched(args: &c4sim::net::cli::ServeArgs, bind: std::net::SocketAddr) 
     c4sim::net::server::serve_watched(cfg, vec![sink])
 }
 
+/// `--player SPEC` and `--board RxCxW` of `web` and `analyze`, or exit code 2
+/// after saying what is wrong.
+fn player_on_board(player: &str, board: &str) -> Result<(c4sim::players::PlayerSpec, BoardConfig), u8> {
+    let cfg = BoardConfig::parse_compact(board).map_err(|e| {
+        eprintln!("--board: {e}");
+        2u8
+    })?;
+    let spec = scenario::parse_player_spec(player).map_err(|e| {
+        eprintln!("{e}");
+        2u8
+    })?;
+    Ok((spec, cfg))
+}
+
 /// `c4sim web`: the flags make the one player and board of a `mode: web` run.
 fn web(bind: std::net::SocketAddr, player: &str, board: &str, seed: u64) -> u8 {
-    let cfg = match BoardConfig::parse_compact(board) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("--board: {e}");
-            return 2;
-        }
-    };
-    let spec = match scenario::parse_player_spec(player) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return 2;
-        }
+    let (spec, cfg) = match player_on_board(player, board) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     let opponent = c4sim::web::play::Opponent {
         spec,
@@ -423,19 +427,9 @@ fn web(bind: std::net::SocketAddr, player: &str, board: &str, seed: u64) -> u8 {
 }
 
 fn analyze(player: &str, board: &str, seed: u64) -> u8 {
-    let cfg = match BoardConfig::parse_compact(board) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("--board: {e}");
-            return 2;
-        }
-    };
-    let spec = match scenario::parse_player_spec(player) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return 2;
-        }
+    let (spec, cfg) = match player_on_board(player, board) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     let mut strategy = match c4sim::analyze::analyzer(&spec, seed).and_then(|s| s.fits(cfg).map(|()| s)) {
         Ok(s) => s,

@@ -193,12 +193,16 @@ impl Strategy for AlphaZeroBot {
                     Some((false, k)) => format!("proven loss in {k}"),
                 });
                 let value = score.signum() as f64;
+                // The search's shape (shares summing to 1, `null` for full
+                // columns), all on the proven move, with its exact score.
                 let scores: Vec<serde_json::Value> = (0..v.board.cols())
                     .map(|c| {
                         if c == col {
                             json!({ "share": 1.0, "value": value, "exact": score })
-                        } else {
+                        } else if v.board.height(c) >= v.board.rows() {
                             serde_json::Value::Null
+                        } else {
+                            json!({ "share": 0.0, "value": null })
                         }
                     })
                     .collect();
@@ -319,7 +323,15 @@ mod tests {
         assert!(matches!(answer, Answer::Column(0) | Answer::Column(3)), "{answer:?}");
         assert_eq!(exact.explain().as_deref(), Some("proven win in 1"));
         let Answer::Column(c) = answer else { unreachable!() };
-        assert!(scores.unwrap()[c as usize]["exact"].as_i64().unwrap() > 0);
+        let scores = scores.unwrap();
+        assert!(scores[c as usize]["exact"].as_i64().unwrap() > 0);
+        let shares: f64 = scores
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["share"].as_f64().unwrap())
+            .sum();
+        assert_eq!(shares, 1.0);
         // A budget too small to prove anything leaves the search to play.
         let mut starved = bot(Some(1));
         let _ = starved.analyze(&view(&[]));

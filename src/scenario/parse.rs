@@ -199,31 +199,24 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         ],
     };
     players::dedupe_names(&mut players);
-    if mode == Mode::Match && !(MIN_SEATS..=MAX_SEATS).contains(&players.len()) {
+    // A player count a mode cannot use is reported at the `players` key.
+    let count_error = match mode {
+        Mode::Match if !(MIN_SEATS..=MAX_SEATS).contains(&players.len()) => Some(format!(
+            "`mode: match` needs {MIN_SEATS} to {MAX_SEATS} players, got {}",
+            players.len()
+        )),
+        Mode::Web if players.len() != 1 => Some(format!(
+            "`mode: web` needs one player (the one people play against), got {}",
+            players.len()
+        )),
+        _ => None,
+    };
+    if let Some(msg) = count_error {
         let pos = top
             .iter()
             .find(|(k, _)| k.scalar() == Some("players"))
             .map_or(Pos::START, |(k, _)| k.pos());
-        return Err(doc.err(
-            pos,
-            format!(
-                "`mode: match` needs {MIN_SEATS} to {MAX_SEATS} players, got {}",
-                players.len()
-            ),
-        ));
-    }
-    if mode == Mode::Web && players.len() != 1 {
-        let pos = top
-            .iter()
-            .find(|(k, _)| k.scalar() == Some("players"))
-            .map_or(Pos::START, |(k, _)| k.pos());
-        return Err(doc.err(
-            pos,
-            format!(
-                "`mode: web` needs one player (the one people play against), got {}",
-                players.len()
-            ),
-        ));
+        return Err(doc.err(pos, msg));
     }
     let match_settings = parse_match(doc, top, &players)?;
 
