@@ -35,6 +35,10 @@ pub struct Book {
     /// (rows, cols, win_length).
     shape: (u8, u8, u8),
     depth: u32,
+    /// The deepest `depth` any build of these entries walked to: what the
+    /// file's header records (a shallower walk added later, such as one
+    /// from forced openings, does not make the book look shallower).
+    deepest: u32,
     /// Plies at the start that any move may fill, for both sides (forced
     /// tournament openings): the walk follows every move there. A build
     /// option, not stored in the file.
@@ -50,6 +54,7 @@ impl Book {
         Book {
             shape: (c.rows as u8, c.cols as u8, c.win_length as u8),
             depth,
+            deepest: depth,
             openings: 0,
             entries: BTreeMap::new(),
         }
@@ -67,11 +72,13 @@ impl Book {
     /// entry stays true; a deeper book only needs more).
     pub fn with_depth(mut self, depth: u32) -> Book {
         self.depth = depth;
+        self.deepest = self.deepest.max(depth);
         self
     }
 
+    /// The deepest walk's depth: entries exist for positions of fewer plies.
     pub fn depth(&self) -> u32 {
-        self.depth
+        self.deepest
     }
 
     pub fn len(&self) -> usize {
@@ -183,7 +190,7 @@ impl Book {
 
     pub fn to_bytes(&self) -> Vec<u8> {
         let (r, c, w) = self.shape;
-        let mut out = format!("{MAGIC} {r} {c} {w} {} {}\n", self.depth, self.entries.len()).into_bytes();
+        let mut out = format!("{MAGIC} {r} {c} {w} {} {}\n", self.deepest, self.entries.len()).into_bytes();
         for (&k, &(col, score)) in &self.entries {
             out.extend_from_slice(&k.to_le_bytes());
             out.push(col);
@@ -233,6 +240,7 @@ impl Book {
         let mut book = Book {
             shape: (r as u8, c as u8, w as u8),
             depth: depth as u32,
+            deepest: depth as u32,
             openings: 0,
             entries: BTreeMap::new(),
         };
@@ -323,6 +331,10 @@ mod tests {
             }
         }
         assert!(plain.lookup(&s.position(&[0, 1]).unwrap()).is_none());
+        // A shallower walk added to a deeper book keeps the deeper header.
+        let shallow = plain.with_depth(3).with_openings(2);
+        assert_eq!(shallow.depth(), 4);
+        assert!(String::from_utf8_lossy(&shallow.to_bytes()).starts_with("c4sim-solver-book 1 4 5 3 4 "));
     }
 
     #[test]
