@@ -102,6 +102,15 @@ async fn another_sites_page_cannot_connect() {
         .insert("Origin", "http://evil.example".parse().unwrap());
     let err = tokio_tungstenite::connect_async(req).await.expect_err("refused");
     assert!(err.to_string().contains("403"), "{err}");
+    // A hostile name pointed at 127.0.0.1 (DNS rebinding): its Origin and
+    // Host agree, but a loopback server answers to its own names only.
+    let mut req = format!("ws://{}/ws", srv.addr).into_client_request().unwrap();
+    let rebound = format!("evil.example:{}", srv.addr.port());
+    req.headers_mut().insert("Host", rebound.parse().unwrap());
+    req.headers_mut()
+        .insert("Origin", format!("http://{rebound}").parse().unwrap());
+    let err = tokio_tungstenite::connect_async(req).await.expect_err("refused");
+    assert!(err.to_string().contains("403"), "{err}");
     // The server's own page may.
     let mut req = format!("ws://{}/ws", srv.addr).into_client_request().unwrap();
     req.headers_mut()

@@ -167,10 +167,58 @@ pub fn origin_allowed(origin: Option<&str>, host: Option<&str>) -> bool {
     rest.trim_end_matches('/').eq_ignore_ascii_case(host)
 }
 
+/// Whether a request's `Host` may reach a server bound to loopback only:
+/// it must name the machine itself (`localhost`, `127.x.y.z`, `[::1]`).
+/// This stops DNS rebinding: a hostile site whose name an attacker points
+/// at 127.0.0.1 would otherwise be "the same origin" as this page (its
+/// `Origin` and `Host` agree) and could play or watch through it. A server
+/// bound to another address was opened to the network on purpose and
+/// accepts any `Host`.
+pub fn host_allowed(host: Option<&str>, loopback_only: bool) -> bool {
+    if !loopback_only {
+        return true;
+    }
+    let Some(host) = host else { return false };
+    // Strip the port: after the `]` of an IPv6 literal, or the last `:`.
+    let name = match host.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((ip, _)) => ip,
+            None => return false,
+        },
+        None => host.rsplit_once(':').map_or(host, |(n, _)| n),
+    };
+    name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_loopback_server_answers_only_to_its_own_names() {
+        for ok in [
+            "127.0.0.1:8080",
+            "localhost:8080",
+            "LOCALHOST",
+            "[::1]:8080",
+            "127.1.2.3:1",
+        ] {
+            assert!(host_allowed(Some(ok), true), "{ok}");
+        }
+        for bad in [
+            "evil.example:8080",
+            "evil.example",
+            "10.0.0.1:8080",
+            "[::1",
+            "",
+            "127.0.0.1.evil.example:80",
+        ] {
+            assert!(!host_allowed(Some(bad), true), "{bad}");
+        }
+        assert!(!host_allowed(None, true));
+        assert!(host_allowed(Some("evil.example:8080"), false));
+    }
 
     #[test]
     fn client_messages_decode() {

@@ -39,6 +39,9 @@ struct Hubs {
     next: Arc<AtomicU64>,
     /// `d` of the `hello` every page gets first.
     hello: Arc<str>,
+    /// Bound to loopback: only requests naming this machine are served
+    /// ([`proto::host_allowed`]).
+    loopback_only: bool,
 }
 
 fn asset(body: &'static str, kind: &'static str) -> HttpResponse {
@@ -52,6 +55,9 @@ fn asset(body: &'static str, kind: &'static str) -> HttpResponse {
 
 async fn ws(req: HttpRequest, body: web::Payload, hubs: web::Data<Hubs>) -> actix_web::Result<HttpResponse> {
     let text = |h: header::HeaderName| req.headers().get(h).and_then(|v| v.to_str().ok());
+    if !proto::host_allowed(text(header::HOST), hubs.loopback_only) {
+        return Ok(HttpResponse::Forbidden().body("this server answers to localhost only"));
+    }
     if !proto::origin_allowed(text(header::ORIGIN), text(header::HOST)) {
         return Ok(HttpResponse::Forbidden().body("this page's WebSocket takes connections from its own page only"));
     }
@@ -164,6 +170,7 @@ pub fn start(bind: SocketAddr, play: PlayHub, watch: WatchHub, title: String) ->
         watch: watch.start(),
         next: Arc::new(AtomicU64::new(1)),
         hello: hello.into(),
+        loopback_only: bind.ip().is_loopback(),
     };
     let watch = hubs.watch.clone();
     let data = web::Data::new(hubs);
