@@ -34,11 +34,13 @@ const MAGIC: &str = "c4sim-solver-book 1";
 pub struct Book {
     /// (rows, cols, win_length).
     shape: (u8, u8, u8),
-    depth: u32,
-    /// The deepest `depth` any build of these entries walked to: what the
+    /// How deep [`Book::missing`] walks: entries for positions of fewer
+    /// plies. A build option, like `openings`.
+    walk: u32,
+    /// The deepest walk any build of these entries made: what the
     /// file's header records (a shallower walk added later, such as one
     /// from forced openings, does not make the book look shallower).
-    deepest: u32,
+    depth: u32,
     /// Plies at the start that any move may fill, for both sides (forced
     /// tournament openings): the walk follows every move there. A build
     /// option, not stored in the file.
@@ -53,8 +55,8 @@ impl Book {
         let c = solver.config();
         Book {
             shape: (c.rows as u8, c.cols as u8, c.win_length as u8),
+            walk: depth,
             depth,
-            deepest: depth,
             openings: 0,
             entries: BTreeMap::new(),
         }
@@ -71,14 +73,14 @@ impl Book {
     /// The same entries, for positions of fewer than `depth` plies (every
     /// entry stays true; a deeper book only needs more).
     pub fn with_depth(mut self, depth: u32) -> Book {
-        self.depth = depth;
-        self.deepest = self.deepest.max(depth);
+        self.walk = depth;
+        self.depth = self.depth.max(depth);
         self
     }
 
     /// The deepest walk's depth: entries exist for positions of fewer plies.
     pub fn depth(&self) -> u32 {
-        self.deepest
+        self.depth
     }
 
     pub fn len(&self) -> usize {
@@ -132,7 +134,7 @@ impl Book {
         for parity in 0..2u32 {
             let mut layer = vec![solver.start()];
             let mut seen = std::collections::HashSet::new();
-            for _ in 0..self.depth {
+            for _ in 0..self.walk {
                 let mut next = Vec::new();
                 for p in layer {
                     if !seen.insert(p.symmetric_key()) {
@@ -190,7 +192,7 @@ impl Book {
 
     pub fn to_bytes(&self) -> Vec<u8> {
         let (r, c, w) = self.shape;
-        let mut out = format!("{MAGIC} {r} {c} {w} {} {}\n", self.deepest, self.entries.len()).into_bytes();
+        let mut out = format!("{MAGIC} {r} {c} {w} {} {}\n", self.depth, self.entries.len()).into_bytes();
         for (&k, &(col, score)) in &self.entries {
             out.extend_from_slice(&k.to_le_bytes());
             out.push(col);
@@ -239,8 +241,8 @@ impl Book {
         }
         let mut book = Book {
             shape: (r as u8, c as u8, w as u8),
+            walk: depth as u32,
             depth: depth as u32,
-            deepest: depth as u32,
             openings: 0,
             entries: BTreeMap::new(),
         };
