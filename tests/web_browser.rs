@@ -71,11 +71,25 @@ impl Browser {
                          "--window-size=820,1100", "--force-prefers-reduced-motion"]
             }),
         );
-        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .expect("a browser session");
+        // chromedriver listens before it is ready for sessions, and may reset
+        // the first request on a busy machine (seen in a clean CI run): a
+        // few tries, then the error.
+        let mut tries = 0;
+        let client = loop {
+            tries += 1;
+            match ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                .capabilities(caps.clone())
+                .connect(&format!("http://127.0.0.1:{port}"))
+                .await
+            {
+                Ok(c) => break c,
+                Err(e) if tries < 5 => {
+                    eprintln!("browser session, try {tries}: {e}");
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+                Err(e) => panic!("a browser session: {e}"),
+            }
+        };
         b.client = Some(client);
         b
     }
