@@ -9,8 +9,9 @@
 
 use crate::game::BoardConfig;
 use crate::solver::{Book, Pos, Solver};
+use crate::util::write_atomic;
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -26,16 +27,6 @@ pub struct BookBuildOptions {
     pub save_every: Duration,
     /// Solver threads (a position's columns shared between them).
     pub threads: usize,
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same folder.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
-    }
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
 }
 
 /// Builds (or resumes) the 6×7 book; returns it. `log` gets one line per

@@ -31,10 +31,7 @@ pub fn to_yaml(sc: &Scenario) -> String {
 
 /// Writes the resolved copy of `sc` into `dir` (created if missing).
 pub fn save(sc: &Scenario, dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!("{RESOLVED_FILE}.tmp"));
-    std::fs::write(&tmp, to_yaml(sc))?;
-    std::fs::rename(tmp, dir.join(RESOLVED_FILE))
+    crate::util::write_atomic(&dir.join(RESOLVED_FILE), to_yaml(sc).as_bytes())
 }
 
 /// A mapping from `(key, value)` pairs, in order.

@@ -18,6 +18,7 @@ use crate::record::{GameRecord, Tally};
 use crate::scenario::tournament::{ReportFormat, ReportSettings, TournamentSettings};
 use crate::scenario::{resolved, RenderStyle, Scenario};
 use crate::util::seed;
+use crate::util::write_atomic;
 use actix::Recipient;
 pub use lanes::Rules;
 use schedule::Planned;
@@ -26,7 +27,7 @@ use std::cell::RefCell;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::rc::Rc;
-use store::{write_atomic, GameLine, Store};
+use store::{GameLine, Store};
 
 /// The seed of one tournament game (a function of the scenario seed and the
 /// game number only, so any lane, in any order, plays the same game).

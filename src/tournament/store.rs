@@ -60,19 +60,7 @@ struct State {
     scenario: String,
 }
 
-/// Writes a file so that readers see the old or the new content, never a mix.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
-    ));
-    {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    fs::rename(&tmp, path)
-}
+use crate::util::write_atomic;
 
 /// The open record file of a tournament.
 #[derive(Debug)]

@@ -16,7 +16,6 @@
 //! machine: text is left to the viewer.
 
 pub use crate::az::checkpoint::Row;
-use std::path::Path;
 
 pub const CSV_HEADER: &str = "iteration,games,positions,buffer,train_steps,policy_loss,value_loss,\
 selfplay_games_per_s,simulations_per_s,cache_hit_rate,mean_batch,train_steps_per_s,eval_score,eval_games,\
@@ -251,18 +250,6 @@ fn accuracy_panel<DB: plotters::prelude::DrawingBackend>(
         .draw()
         .map_err(err)?;
     Ok(())
-}
-
-/// Writes `text` to `path` through a temporary file and a rename, so a
-/// reader (or a kill) never sees half a file.
-pub fn write_atomic(path: &Path, text: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        std::io::Write::write_all(&mut f, text)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
 }
 
 #[cfg(test)]

@@ -458,12 +458,12 @@ impl TrainState {
     /// `metrics.csv` and `curves.svg`, from the history.
     fn write_reports(&self) -> Result<(), String> {
         let csv = self.out.join("metrics.csv");
-        metrics::write_atomic(&csv, metrics::csv(&self.history).as_bytes())
+        crate::util::write_atomic(&csv, metrics::csv(&self.history).as_bytes())
             .map_err(|e| format!("{}: {e}", csv.display()))?;
         match metrics::chart_svg(&self.history, &format!("{}: training curves", self.name)) {
             Ok(svg) => {
                 let p = self.out.join("curves.svg");
-                metrics::write_atomic(&p, svg.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))?;
+                crate::util::write_atomic(&p, svg.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))?;
             }
             Err(e) => tracing::warn!("could not draw the chart: {e}"),
         }

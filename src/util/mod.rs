@@ -23,9 +23,41 @@ pub fn median(v: &mut [f64]) -> f64 {
     }
 }
 
+/// Writes `bytes` to `path` so that readers (or a kill mid-write) see the
+/// old content or the new, never a mix: a temporary file beside it (named
+/// with this process's id, so two writers do not share one), synced, then
+/// renamed over it. Creates the parent directory when missing. Tournament
+/// state and reports, training metrics, resolved scenarios and the solver's
+/// book all save through it.
+pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let tmp = path.with_extension(format!("{ext}.{}.tmp", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn write_atomic_replaces_whole_files_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sub").join("a.json");
+        write_atomic(&p, b"first, longer").unwrap();
+        write_atomic(&p, b"second").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"second");
+        let names: Vec<_> = std::fs::read_dir(p.parent().unwrap()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
 
     #[test]
     fn median_of_odd_even_and_empty() {
