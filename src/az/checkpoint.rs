@@ -366,4 +366,7 @@ pub struct Row {
     pub acc_mcts_mistakes: Option<f64>,
     pub acc_mcts_se: Option<f64>,
     pub acc_s: f64,
+    /// Recorded positions whose value target is exact
+    /// (`self_play.exact_value_nodes`).
+    pub exact_values: u64,
 }

@@ -386,6 +386,7 @@ pub fn selfplay_bench(
             fast_simulations: simulations,
             q_weight: 0.0,
             random_opening_plies: 0,
+            exact_value_nodes: 0,
             concurrent: conc.min((games as usize).div_ceil(w)).max(1),
             cache_size: 200_000,
         };

@@ -193,6 +193,7 @@ fn train_value(t: &TrainSettings) -> Value {
         ("full_search_share", float32(s.full_search_share)),
         ("q_weight", float32(s.q_weight)),
         ("random_opening_plies", Value::from(s.random_opening_plies)),
+        ("exact_value_nodes", Value::from(s.exact_value_nodes)),
     ]);
     if let Some(f) = s.fast_simulations {
         push(&mut self_play, "fast_simulations", Value::from(f));
@@ -255,6 +256,7 @@ fn train_value(t: &TrainSettings) -> Value {
             map([
                 ("capacity", Value::from(t.replay.capacity)),
                 ("min_size", Value::from(t.replay.min_size)),
+                ("average_duplicates", Value::from(t.replay.average_duplicates)),
             ]),
         ),
         ("eval", eval),

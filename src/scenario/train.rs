@@ -23,6 +23,7 @@
 //! | `self_play.fast_simulations` *(c4sim)* | whole number ≥ 1: simulations of the other (fast, noise-free, unrecorded) moves | `mcts.simulations` |
 //! | `self_play.random_opening_plies` *(c4sim)* | whole number ≥ 0: each game first plays k uniformly random moves, k drawn from 0..=N (not searched, not recorded), so the network also learns the odd positions opening suites and people bring | `0` |
 //! | `self_play.q_weight` *(c4sim)* | number in [0, 1]: share of the value target taken from the root's search value q instead of the game result z: `(1 − w)·z + w·q` | `0` |
+//! | `self_play.exact_value_nodes` *(c4sim)* | whole number ≥ 0: the perfect solver's node budget per recorded position; positions it proves within it get their exact result (+1, 0, −1) as value target, the others keep theirs; policy targets never change. 0 = off; boards the solver cannot hold go without | `0` |
 //! | `optimizer.steps_per_iteration` | whole number ≥ 1 | `1000` |
 //! | `optimizer.batch_size` | whole number ≥ 2 | `64` |
 //! | `optimizer.learning_rate` | number > 0 | `0.001` |
@@ -30,6 +31,7 @@
 //! | `optimizer.threads` *(c4sim)* | whole number ≥ 0: CPU threads for training steps; 0 = one per core. Tiny networks train faster on 1 (see docs/alphazero.md) | `0` |
 //! | `replay.capacity` | whole number ≥ 1 | `200000` |
 //! | `replay.min_size` | whole number ≥ 0: positions needed before training starts | `20000` |
+//! | `replay.average_duplicates` *(c4sim)* | `true` \| `false`: position averaging: the copies of a position among one iteration's new samples become one sample with their mean policy and value targets (AlphaZero.jl) | `false` |
 //! | `eval.every` | whole number ≥ 0: iterations between evaluations; 0 = never | `5` |
 //! | `eval.games` | whole number ≥ 1 | `200` |
 //! | `eval.opponent` | a player entry, as in `players` | `{kind: minimax, depth: 8}` |
@@ -88,6 +90,8 @@ pub struct SelfPlaySettings {
     /// Weight of the search value q in the value target.
     pub q_weight: f32,
     pub random_opening_plies: u32,
+    /// Solver nodes per recorded position for exact value targets (0: off).
+    pub exact_value_nodes: u32,
 }
 
 /// `optimizer:` AdamW on policy cross-entropy + value MSE.
@@ -106,6 +110,8 @@ pub struct OptimizerSettings {
 pub struct ReplaySettings {
     pub capacity: u32,
     pub min_size: u32,
+    /// Position averaging of each iteration's samples.
+    pub average_duplicates: bool,
 }
 
 /// Where evaluation games start from.
@@ -199,6 +205,7 @@ impl Default for TrainSettings {
                 fast_simulations: None,
                 q_weight: 0.0,
                 random_opening_plies: 0,
+                exact_value_nodes: 0,
             },
             optimizer: OptimizerSettings {
                 steps_per_iteration: 1000,
@@ -210,6 +217,7 @@ impl Default for TrainSettings {
             replay: ReplaySettings {
                 capacity: 200_000,
                 min_size: 20_000,
+                average_duplicates: false,
             },
             eval: EvalSettings {
                 every: 5,
@@ -264,7 +272,7 @@ const TRAIN_KEYS: [&str; 10] = [
 ];
 const NETWORK_KEYS: [&str; 3] = ["blocks", "channels", "value_hidden"];
 const MCTS_KEYS: [&str; 4] = ["simulations", "c_puct", "dirichlet_alpha", "dirichlet_weight"];
-const SELF_PLAY_KEYS: [&str; 9] = [
+const SELF_PLAY_KEYS: [&str; 10] = [
     "games_per_iteration",
     "temperature_moves",
     "workers",
@@ -274,6 +282,7 @@ const SELF_PLAY_KEYS: [&str; 9] = [
     "fast_simulations",
     "q_weight",
     "random_opening_plies",
+    "exact_value_nodes",
 ];
 const OPTIMIZER_KEYS: [&str; 5] = [
     "steps_per_iteration",
@@ -282,7 +291,7 @@ const OPTIMIZER_KEYS: [&str; 5] = [
     "weight_decay",
     "threads",
 ];
-const REPLAY_KEYS: [&str; 2] = ["capacity", "min_size"];
+const REPLAY_KEYS: [&str; 3] = ["capacity", "min_size", "average_duplicates"];
 const EVAL_KEYS: [&str; 6] = ["every", "games", "opponent", "openings", "simulations", "accuracy"];
 const ACCURACY_KEYS: [&str; 4] = ["set", "positions", "simulations", "file"];
 const OPENINGS_KEYS: [&str; 2] = ["plies", "file"];
@@ -391,6 +400,7 @@ pub(crate) fn parse_train(doc: Doc, v: &Node, board: BoardConfig) -> Result<Trai
             sp.fast_simulations = Some(doc.u32_at_least("fast_simulations", v, 1)?);
         }
         u32_key(doc, e, "random_opening_plies", 0, &mut sp.random_opening_plies)?;
+        u32_key(doc, e, "exact_value_nodes", 0, &mut sp.exact_value_nodes)?;
         if let Some((_, v)) = get(e, "q_weight") {
             sp.q_weight = number(doc, "q_weight", v, 0.0, false, 1.0)? as f32;
         }
@@ -416,6 +426,9 @@ pub(crate) fn parse_train(doc: Doc, v: &Node, board: BoardConfig) -> Result<Trai
     if let Some(e) = sub(doc, top, "replay", &REPLAY_KEYS, "{capacity: 200000, min_size: 20000}")? {
         u32_key(doc, e, "capacity", 1, &mut t.replay.capacity)?;
         u32_key(doc, e, "min_size", 0, &mut t.replay.min_size)?;
+        if let Some((_, v)) = get(e, "average_duplicates") {
+            t.replay.average_duplicates = doc.bool("average_duplicates", v)?;
+        }
         if t.replay.min_size > t.replay.capacity {
             let (_, v) = get(e, "min_size")
                 .or_else(|| get(e, "capacity"))

@@ -139,6 +139,45 @@ impl Replay {
     }
 }
 
+/// Position averaging (AlphaZero.jl; Oracle's Connect Four series): one
+/// sample per distinct position of `samples`, in order of first
+/// appearance, with the mean of its copies' policy and value targets.
+///
+/// Why: one iteration's games share their openings (the empty board is in
+/// every game), so without it the first plies fill the buffer with copies,
+/// each with the noisy target of one search and one game result; the mean
+/// is a better target and the buffer holds more different positions.
+pub fn average_duplicates(samples: Vec<Sample>) -> Vec<Sample> {
+    use std::collections::HashMap;
+    let mut index: HashMap<([u64; 4], [u64; 4]), usize> = HashMap::with_capacity(samples.len());
+    let mut merged: Vec<(Sample, u32)> = Vec::with_capacity(samples.len());
+    for s in samples {
+        match index.entry((s.mine, s.theirs)) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let (m, n) = &mut merged[*e.get()];
+                for (a, b) in m.policy.iter_mut().zip(s.policy) {
+                    *a += b;
+                }
+                m.value += s.value;
+                *n += 1;
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(merged.len());
+                merged.push((s, 1));
+            }
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(mut m, n)| {
+            let k = n as f32;
+            m.policy.iter_mut().for_each(|p| *p /= k);
+            m.value /= k;
+            m
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,6 +192,26 @@ mod tests {
             policy,
             value: if i % 2 == 0 { 1.0 } else { -1.0 },
         }
+    }
+
+    #[test]
+    fn duplicates_are_averaged_in_first_seen_order() {
+        let mut a = sample(1);
+        a.policy = [0.0; MAX_SIDE];
+        a.policy[0] = 1.0;
+        a.value = 1.0;
+        let mut b = sample(1);
+        b.policy = [0.0; MAX_SIDE];
+        b.policy[2] = 1.0;
+        b.value = -1.0;
+        let c = sample(2);
+        let out = average_duplicates(vec![a, c, b, a]);
+        assert_eq!(out.len(), 2);
+        assert_eq!((out[0].mine, out[1].mine), (a.mine, c.mine));
+        assert!((out[0].value - 1.0 / 3.0).abs() < 1e-6, "{}", out[0].value);
+        assert!((out[0].policy[0] - 2.0 / 3.0).abs() < 1e-6);
+        assert!((out[0].policy[2] - 1.0 / 3.0).abs() < 1e-6);
+        assert_eq!(out[1], c);
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! `i` draws its randomness from `(seed, i)` alone, so the games do not
 //! depend on how they are spread over workers or batched.
 
+use super::exact::ExactValues;
 use crate::az::encode::{encode, Sample, PLANES};
 use crate::az::inference::{Cache, Evaluate};
 use crate::az::mcts::{Leaf, Tree};
@@ -49,6 +50,10 @@ pub struct SelfPlayConfig {
     /// bring, which a network trained only on its own favourite openings
     /// has rarely seen.
     pub random_opening_plies: u32,
+    /// Node budget of the perfect solver per recorded position (0: off):
+    /// positions it proves get their exact result as value target instead
+    /// of the mix of `z` and `q` ([`super::exact`]).
+    pub exact_value_nodes: u64,
     /// Games advanced at once by one worker (the largest network batch).
     pub concurrent: usize,
     /// Cached network outputs per worker (0: no cache).
@@ -67,6 +72,9 @@ pub struct SelfPlayStats {
     pub batches: u64,
     pub cache_lookups: u64,
     pub cache_hits: u64,
+    /// Recorded positions, and those whose value target is exact.
+    pub positions: u64,
+    pub exact_values: u64,
 }
 
 impl SelfPlayStats {
@@ -78,6 +86,8 @@ impl SelfPlayStats {
         self.batches += o.batches;
         self.cache_lookups += o.cache_lookups;
         self.cache_hits += o.cache_hits;
+        self.positions += o.positions;
+        self.exact_values += o.exact_values;
     }
 
     pub fn cache_hit_rate(&self) -> f64 {
@@ -106,6 +116,8 @@ pub struct GameOut {
     /// Seat that won (0 moved first), `None` for a draw.
     pub winner: Option<usize>,
     pub samples: Vec<Sample>,
+    /// The ply of each sample's position (its index into `moves`).
+    pub plies: Vec<usize>,
 }
 
 struct Slot<B: Bits> {
@@ -283,6 +295,7 @@ impl<B: Bits> Slot<B> {
                 moves: std::mem::take(&mut self.moves),
                 winner,
                 samples,
+                plies: self.history.iter().map(|h| h.0).collect(),
             });
         }
         self.tree.advance(geo, col);
@@ -334,6 +347,19 @@ fn result_for(winner: Option<usize>, ply: usize) -> f32 {
     }
 }
 
+/// Replaces the value targets of `g`'s positions that `ex` proves with
+/// their exact results; returns how many.
+fn rescore(ex: &mut ExactValues, g: &mut GameOut) -> u64 {
+    let mut n = 0;
+    for (smp, v) in g.samples.iter_mut().zip(ex.label(&g.moves, &g.plies)) {
+        if let Some(v) = v {
+            smp.value = v;
+            n += 1;
+        }
+    }
+    n
+}
+
 /// Plays games `first..first + count` on this thread, batching the leaves
 /// of up to `cfg.concurrent` games per network call. `done` counts
 /// finished games (for progress bars).
@@ -357,6 +383,7 @@ pub fn play_games<B: Bits>(
     let mut planes: Vec<f32> = Vec::new();
     let (mut logits, mut values) = (Vec::new(), Vec::new());
     let mut waiting: Vec<usize> = Vec::new();
+    let mut exact = ExactValues::new(geo.cfg, cfg.exact_value_nodes);
     loop {
         waiting.clear();
         planes.clear();
@@ -379,7 +406,11 @@ pub fn play_games<B: Bits>(
                         waiting.push(i);
                         break;
                     }
-                    Step::Finished(g) => {
+                    Step::Finished(mut g) => {
+                        stats.positions += g.samples.len() as u64;
+                        if let Some(ex) = exact.as_mut() {
+                            stats.exact_values += rescore(ex, &mut g);
+                        }
                         out.push(g);
                         done.fetch_add(1, Ordering::Relaxed);
                         *slot = None;
@@ -476,6 +507,7 @@ mod tests {
             fast_simulations: 16,
             q_weight: 0.0,
             random_opening_plies: 0,
+            exact_value_nodes: 0,
             concurrent,
             cache_size: 1000,
         }

@@ -15,7 +15,7 @@
 
 use super::accuracy::{load_positions, measure};
 use super::metrics::{self, Row};
-use super::replay::{Batch, Replay};
+use super::replay::{average_duplicates, Batch, Replay};
 use super::selfplay::{play_parallel, SelfPlayConfig};
 use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::player::Inner;
@@ -321,6 +321,7 @@ impl TrainState {
             fast_simulations: s.self_play.fast_simulations.unwrap_or(s.mcts.simulations),
             q_weight: s.self_play.q_weight,
             random_opening_plies: s.self_play.random_opening_plies,
+            exact_value_nodes: u64::from(s.self_play.exact_value_nodes),
             concurrent,
             cache_size: s.self_play.cache_size as usize,
         };
@@ -345,12 +346,13 @@ impl TrainState {
         });
         pb.finish_and_clear();
         let selfplay_s = t0.elapsed().as_secs_f64();
-        let mut positions = 0;
-        for g in outs {
-            for smp in g.samples {
-                self.replay.push(smp);
-                positions += 1;
-            }
+        let mut new: Vec<_> = outs.into_iter().flat_map(|g| g.samples).collect();
+        if self.settings.replay.average_duplicates {
+            new = average_duplicates(new);
+        }
+        let positions = new.len() as u64;
+        for smp in new {
+            self.replay.push(smp);
         }
 
         let mut row = Row {
@@ -363,6 +365,7 @@ impl TrainState {
             cache_hit_rate: stats.cache_hit_rate(),
             mean_batch: stats.mean_batch(),
             selfplay_s,
+            exact_values: stats.exact_values,
             ..Default::default()
         };
         if self.replay.len() >= self.settings.replay.min_size as usize && !self.replay.is_empty() {
