@@ -306,6 +306,12 @@ impl<B: Bits> Tree<B> {
         &self.nodes[nd.first_child as usize..nd.first_child as usize + nd.children as usize]
     }
 
+    /// The columns played from the root to the last node of `path` (as
+    /// [`Tree::select`] records it, root first), appended to `out`.
+    pub fn path_columns(&self, path: &[u32], out: &mut Vec<usize>) {
+        out.extend(path.iter().skip(1).map(|&i| self.nodes[i as usize].col as usize));
+    }
+
     /// Whether the game's result from the root is proven.
     pub fn root_proven(&self) -> bool {
         self.nodes[self.root as usize].proven != UNKNOWN
@@ -461,6 +467,54 @@ pub fn search<B: Bits>(
     simulations: u32,
     c_puct: f32,
 ) {
+    search_proving(tree, geo, eval, cache, simulations, c_puct, &mut NoProver)
+}
+
+/// Proves leaves exactly before the network sees them: what a perfect
+/// solver adds to the MCTS-solver inside the tree (see
+/// [`search_batched_proving`]).
+pub trait Prover {
+    /// The exact result (+1 win, 0 draw, −1 loss) for the side to move after
+    /// the root's position and then `columns`, or `None` when not proven
+    /// (or not tried).
+    fn prove(&mut self, columns: &[usize]) -> Option<f32>;
+}
+
+/// Proves nothing: the plain search.
+pub struct NoProver;
+
+impl Prover for NoProver {
+    fn prove(&mut self, _: &[usize]) -> Option<f32> {
+        None
+    }
+}
+
+/// Asks `prover` about a leaf the search is about to evaluate; a proven
+/// leaf is backed up as a terminal one (marked proven, proofs propagated
+/// up). Returns whether it was.
+fn try_prove<B: Bits>(tree: &mut Tree<B>, path: &[u32], prover: &mut dyn Prover, cols: &mut Vec<usize>) -> bool {
+    cols.clear();
+    tree.path_columns(path, cols);
+    match prover.prove(cols) {
+        Some(v) => {
+            tree.backup_terminal(path, v);
+            true
+        }
+        None => false,
+    }
+}
+
+/// [`search`] with a [`Prover`] for the leaves.
+pub fn search_proving<B: Bits>(
+    tree: &mut Tree<B>,
+    geo: &Geometry<B>,
+    eval: &mut dyn Evaluate,
+    cache: &mut Cache,
+    simulations: u32,
+    c_puct: f32,
+    prover: &mut dyn Prover,
+) {
+    let mut columns = Vec::new();
     let (rows, cols) = (geo.cfg.rows, geo.cfg.cols);
     let mut planes = vec![0f32; rows * cols * PLANES];
     let (mut logits, mut values) = (Vec::new(), Vec::new());
@@ -490,6 +544,7 @@ pub fn search<B: Bits>(
         }
         match tree.select(geo, c_puct, &mut path) {
             Leaf::Terminal { value } => tree.backup_terminal(&path, value),
+            Leaf::Evaluate { .. } if try_prove(tree, &path, prover, &mut columns) => {}
             Leaf::Evaluate { pos } => {
                 let v = evaluate(&pos, &mut logits);
                 let leaf = *path.last().expect("the path holds the root");
@@ -514,9 +569,28 @@ pub fn search_batched<B: Bits>(
     c_puct: f32,
     batch: usize,
 ) {
+    search_batched_proving(tree, geo, eval, cache, simulations, c_puct, batch, &mut NoProver)
+}
+
+/// [`search_batched`] with a [`Prover`]: each leaf the search would send
+/// to the network is first offered to `prover`, and a proven one becomes a
+/// terminal node of the tree (its exact value backed up, the MCTS-solver
+/// proving what follows above it) without a network call.
+#[allow(clippy::too_many_arguments)]
+pub fn search_batched_proving<B: Bits>(
+    tree: &mut Tree<B>,
+    geo: &Geometry<B>,
+    eval: &mut dyn Evaluate,
+    cache: &mut Cache,
+    simulations: u32,
+    c_puct: f32,
+    batch: usize,
+    prover: &mut dyn Prover,
+) {
     if batch <= 1 {
-        return search(tree, geo, eval, cache, simulations, c_puct);
+        return search_proving(tree, geo, eval, cache, simulations, c_puct, prover);
     }
+    let mut columns = Vec::new();
     let (rows, cols) = (geo.cfg.rows, geo.cfg.cols);
     let inp = rows * cols * PLANES;
     let mut planes = vec![0f32; inp * batch];
@@ -533,6 +607,12 @@ pub fn search_batched<B: Bits>(
                 Leaf::Terminal { value } => tree.backup_terminal(&path, value),
                 Leaf::Evaluate { pos } => {
                     let leaf = *path.last().expect("the path holds the root");
+                    if pending.iter().all(|(_, p)| p.last() != Some(&leaf))
+                        && try_prove(tree, &path, prover, &mut columns)
+                    {
+                        done += 1;
+                        continue;
+                    }
                     if let Some(c) = cache.get(pos.key()) {
                         tree.expand(geo, leaf, &pos, &c.logits[..cols]);
                         tree.backup(&path, c.value);
@@ -780,6 +860,50 @@ mod tests {
         let mut tree = Tree::new(Position::from_moves(&g, &moves).unwrap());
         search_batched(&mut tree, &g, &mut untrained(), &mut Cache::new(1000), 300, 2.5, 8);
         assert_eq!(tree.best_move(), 3);
+    }
+
+    /// Proves one thing: after the root's move to column 3 the side to move
+    /// (the root's opponent) has lost.
+    struct ThreeWins(u32);
+    impl Prover for ThreeWins {
+        fn prove(&mut self, columns: &[usize]) -> Option<f32> {
+            self.0 += 1;
+            (columns == [3]).then_some(-1.0)
+        }
+    }
+
+    #[test]
+    fn a_proven_leaf_is_exact_in_the_tree_and_ends_the_search() {
+        // The empty board: nothing to find by the game's rules alone.
+        let g = Geometry::<u64>::new(BoardConfig::default());
+        for batch in [1, 8] {
+            let mut tree = Tree::new(Position::empty());
+            let mut prover = ThreeWins(0);
+            search_batched_proving(
+                &mut tree,
+                &g,
+                &mut Uniform,
+                &mut Cache::new(0),
+                5_000,
+                2.5,
+                batch,
+                &mut prover,
+            );
+            assert!(tree.root_proven(), "batch {batch}");
+            assert_eq!(tree.best_move(), 3, "batch {batch}");
+            let info = tree.root_info(7);
+            assert_eq!(info.value, 1.0);
+            assert_eq!(info.q[3], Some(1.0));
+            // It stopped as soon as column 3 was offered: far fewer than
+            // the 5,000 simulations.
+            assert!(tree.root_visits() < 20, "batch {batch}: {}", tree.root_visits());
+            assert!(prover.0 >= 1);
+            assert_consistent(&tree);
+        }
+        // Without the prover the same search proves nothing.
+        let mut tree = Tree::new(Position::empty());
+        search_batched(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 500, 2.5, 8);
+        assert!(!tree.root_proven());
     }
 
     #[test]

@@ -17,7 +17,7 @@
 use crate::az::checkpoint::{self, BoardMeta};
 use crate::az::device::resolve_device;
 use crate::az::inference::{Cache, CandleEvaluator, Evaluate, Folded, ParallelCpu};
-use crate::az::mcts::{search_batched, RootInfo, Tree};
+use crate::az::mcts::{search_batched_proving, NoProver, Prover, RootInfo, Tree};
 use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position};
 use crate::game::{Answer, BoardConfig};
 use crate::players::{PlayerSpec, Strategy, TurnView};
@@ -55,6 +55,7 @@ fn think<B: Bits>(
     eval: &mut dyn Evaluate,
     cache: &mut Cache,
     simulations: u32,
+    prover: &mut dyn Prover,
 ) -> (usize, RootInfo) {
     let mut tree = match kept.take() {
         Some(t) if *t.root_pos() == pos => t,
@@ -71,12 +72,51 @@ fn think<B: Bits>(
         }
         None => Tree::new(pos),
     };
-    search_batched(&mut tree, geo, eval, cache, simulations, PLAY_C_PUCT, PLAY_BATCH);
+    search_batched_proving(
+        &mut tree,
+        geo,
+        eval,
+        cache,
+        simulations,
+        PLAY_C_PUCT,
+        PLAY_BATCH,
+        prover,
+    );
     let info = tree.root_info(geo.cfg.cols);
     let col = tree.best_move();
     tree.advance(geo, col);
     *kept = Some(tree);
     (col, info)
+}
+
+/// Leaves at least this many plies into the game are offered to the
+/// solver inside the search (with the `solver` key): from there most
+/// positions are proven within [`LEAF_NODES`] (the accuracy sets' end
+/// positions, plies 27–38, need at most 3,553 nodes), so an attempt is
+/// rarely wasted.
+const LEAF_MIN_PLY: usize = 26;
+/// Solver nodes per leaf: about 0.2 ms, a few network evaluations.
+const LEAF_NODES: u64 = 1_000;
+
+/// Proves the search's deep leaves with the endgame solver: the game's
+/// moves up to the root, then the tree's columns to the leaf.
+struct LeafProver<'a> {
+    solver: &'a mut Solver,
+    root: &'a [usize],
+    moves: Vec<usize>,
+}
+
+impl Prover for LeafProver<'_> {
+    fn prove(&mut self, columns: &[usize]) -> Option<f32> {
+        if self.root.len() + columns.len() < LEAF_MIN_PLY {
+            return None;
+        }
+        self.moves.clear();
+        self.moves.extend_from_slice(self.root);
+        self.moves.extend_from_slice(columns);
+        let pos = self.solver.position(&self.moves).ok()?;
+        self.solver.solve(&pos, Some(LEAF_NODES)).map(|s| s.signum() as f32)
+    }
 }
 
 /// A network player.
@@ -166,7 +206,25 @@ impl AlphaZeroBot {
         self.check_board(cfg)?;
         let engine = self.engine.get_or_insert_with(|| new_engine(cfg));
         let (eval, cache, sims) = (self.eval.as_mut(), &mut self.cache, self.simulations);
-        Ok(on_width!(engine, (g, t) => think(g, t, Position::from_board(&v.board, v.seat), eval, cache, sims)))
+        // The solver made by `prove` (only with the `solver` key).
+        let solver = self
+            .solver
+            .as_mut()
+            .and_then(|s| s.as_mut())
+            .filter(|s| s.config() == cfg);
+        let mut leaf_prover;
+        let prover: &mut dyn Prover = match solver {
+            Some(solver) => {
+                leaf_prover = LeafProver {
+                    solver,
+                    root: &v.moves,
+                    moves: Vec::new(),
+                };
+                &mut leaf_prover
+            }
+            None => &mut NoProver,
+        };
+        Ok(on_width!(engine, (g, t) => think(g, t, Position::from_board(&v.board, v.seat), eval, cache, sims, prover)))
     }
 }
 
