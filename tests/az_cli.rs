@@ -360,3 +360,37 @@ fn train_with_eval_accuracy_fills_the_columns_and_the_panel() {
     let resolved = std::fs::read_to_string(out.join("scenario.resolved.yaml")).unwrap();
     assert!(resolved.contains("set: middle-easy+end"), "{resolved}");
 }
+
+#[test]
+fn exact_value_targets_and_position_averaging_in_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = tiny(dir.path(), 1);
+    let text = std::fs::read_to_string(&sc).unwrap();
+    let text = text
+        .replace(
+            "temperature_moves: 4 }",
+            "temperature_moves: 4, exact_value_nodes: 100000 }",
+        )
+        .replace("min_size: 200 }", "min_size: 200, average_duplicates: true }");
+    assert!(text.contains("exact_value_nodes") && text.contains("average_duplicates"));
+    std::fs::write(&sc, &text).unwrap();
+    let o = train(&sc, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = dir.path().join("out");
+    let text = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| -> u64 { row[header.iter().position(|h| *h == name).unwrap()].parse().unwrap() };
+    // On 4×5 (three in a row) the solver proves every position within the
+    // budget; averaging then leaves fewer samples than positions labelled.
+    let (exact, kept) = (col("exact_values"), col("positions"));
+    assert!(exact > 0, "{text}");
+    assert!(
+        kept < exact,
+        "{kept} samples kept of {exact} labelled: the 40 games share their openings"
+    );
+    let resolved = std::fs::read_to_string(out.join("scenario.resolved.yaml")).unwrap();
+    assert!(resolved.contains("exact_value_nodes: 100000"), "{resolved}");
+    assert!(resolved.contains("average_duplicates: true"), "{resolved}");
+}
