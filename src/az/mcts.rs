@@ -456,23 +456,9 @@ pub fn most_visited(visits: &[u32]) -> usize {
     best
 }
 
-/// Runs `simulations` one-leaf-at-a-time simulations on `tree` (the
-/// player's search at batch 1; self-play batches many games instead). The
-/// root is expanded first if needed, which costs one extra network call.
-pub fn search<B: Bits>(
-    tree: &mut Tree<B>,
-    geo: &Geometry<B>,
-    eval: &mut dyn Evaluate,
-    cache: &mut Cache,
-    simulations: u32,
-    c_puct: f32,
-) {
-    search_proving(tree, geo, eval, cache, simulations, c_puct, &mut NoProver)
-}
-
 /// Proves leaves exactly before the network sees them: what a perfect
 /// solver adds to the MCTS-solver inside the tree (see
-/// [`search_batched_proving`]).
+/// [`search_batched`]).
 pub trait Prover {
     /// The exact result (+1 win, 0 draw, −1 loss) for the side to move after
     /// the root's position and then `columns`, or `None` when not proven
@@ -504,8 +490,11 @@ fn try_prove<B: Bits>(tree: &mut Tree<B>, path: &[u32], prover: &mut dyn Prover,
     }
 }
 
-/// [`search`] with a [`Prover`] for the leaves.
-pub fn search_proving<B: Bits>(
+/// Runs `simulations` one-leaf-at-a-time simulations on `tree` (the
+/// player's search at batch 1; self-play batches many games instead). The
+/// root is expanded first if needed, which costs one extra network call.
+/// Leaves go to `prover` first, as in [`search_batched`].
+pub fn search<B: Bits>(
     tree: &mut Tree<B>,
     geo: &Geometry<B>,
     eval: &mut dyn Evaluate,
@@ -560,24 +549,13 @@ pub fn search_proving<B: Bits>(
 /// different leaves — what lets a [`super::inference::ParallelCpu`] spread
 /// a move's search over every core. The results depend on `batch`, not on
 /// the number of threads; `batch` 1 is exactly [`search`].
-pub fn search_batched<B: Bits>(
-    tree: &mut Tree<B>,
-    geo: &Geometry<B>,
-    eval: &mut dyn Evaluate,
-    cache: &mut Cache,
-    simulations: u32,
-    c_puct: f32,
-    batch: usize,
-) {
-    search_batched_proving(tree, geo, eval, cache, simulations, c_puct, batch, &mut NoProver)
-}
-
-/// [`search_batched`] with a [`Prover`]: each leaf the search would send
-/// to the network is first offered to `prover`, and a proven one becomes a
-/// terminal node of the tree (its exact value backed up, the MCTS-solver
-/// proving what follows above it) without a network call.
+///
+/// Each leaf the search would send to the network is first offered to
+/// `prover` ([`NoProver`] for none), and a proven one becomes a terminal
+/// node of the tree (its exact value backed up, the MCTS-solver proving what
+/// follows above it) without a network call.
 #[allow(clippy::too_many_arguments)]
-pub fn search_batched_proving<B: Bits>(
+pub fn search_batched<B: Bits>(
     tree: &mut Tree<B>,
     geo: &Geometry<B>,
     eval: &mut dyn Evaluate,
@@ -588,7 +566,7 @@ pub fn search_batched_proving<B: Bits>(
     prover: &mut dyn Prover,
 ) {
     if batch <= 1 {
-        return search_proving(tree, geo, eval, cache, simulations, c_puct, prover);
+        return search(tree, geo, eval, cache, simulations, c_puct, prover);
     }
     let mut columns = Vec::new();
     let (rows, cols) = (geo.cfg.rows, geo.cfg.cols);
@@ -599,7 +577,7 @@ pub fn search_batched_proving<B: Bits>(
     // Leaves waiting for the network: (position, path from the root).
     let mut pending: Vec<(Position<B>, Vec<u32>)> = Vec::with_capacity(batch);
     // No simulation: expands the root as the plain search does.
-    search(tree, geo, eval, cache, 0, c_puct);
+    search(tree, geo, eval, cache, 0, c_puct, prover);
     let mut done = 0;
     while done < simulations && !tree.root_proven() {
         while pending.len() < batch && done < simulations && !tree.root_proven() {
@@ -683,7 +661,7 @@ mod tests {
         let g = Geometry::<u64>::new(BoardConfig::default());
         let pos = Position::from_moves(&g, moves).unwrap();
         let mut tree = Tree::new(pos);
-        search(&mut tree, &g, eval, &mut Cache::new(10_000), sims, 2.5);
+        search(&mut tree, &g, eval, &mut Cache::new(10_000), sims, 2.5, &mut NoProver);
         let info = tree.root_info(7);
         (tree.best_move(), info)
     }
@@ -717,7 +695,7 @@ mod tests {
         // Column 0 full.
         let pos = Position::from_moves(&g, &[0, 0, 0, 0, 0, 0]).unwrap();
         let mut tree = Tree::new(pos);
-        search(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 200, 2.5);
+        search(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 200, 2.5, &mut NoProver);
         let info = tree.root_info(7);
         assert_eq!(info.visits[0], 0);
         // 1 root expansion + 200 simulations.
@@ -729,7 +707,7 @@ mod tests {
     fn advance_keeps_the_subtree() {
         let g = Geometry::<u64>::new(BoardConfig::default());
         let mut tree = Tree::new(Position::<u64>::empty());
-        search(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 300, 2.5);
+        search(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 300, 2.5, &mut NoProver);
         let info = tree.root_info(7);
         let col = most_visited(&info.visits);
         let kept = info.visits[col];
@@ -741,7 +719,7 @@ mod tests {
         let sub = tree.root_info(7);
         assert_eq!(sub.visits.iter().sum::<u32>() + 1, kept);
         // Searching on continues from there.
-        search(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 50, 2.5);
+        search(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 50, 2.5, &mut NoProver);
         assert_eq!(tree.root_visits(), kept + 50);
     }
 
@@ -749,7 +727,7 @@ mod tests {
     fn noise_changes_priors_but_keeps_a_distribution() {
         let g = Geometry::<u64>::new(BoardConfig::default());
         let mut tree = Tree::new(Position::<u64>::empty());
-        search(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 0, 2.5);
+        search(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 0, 2.5, &mut NoProver);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         tree.add_root_noise(&mut rng, 0.5, 0.25);
         let root = tree.nodes[0];
@@ -767,7 +745,15 @@ mod tests {
         // playing either makes two threats at once.
         let pos = Position::from_moves(&g, &[2, 2, 3, 3]).unwrap();
         let mut tree = Tree::new(pos);
-        search(&mut tree, &g, &mut Uniform, &mut Cache::new(10_000), 20_000, 2.5);
+        search(
+            &mut tree,
+            &g,
+            &mut Uniform,
+            &mut Cache::new(10_000),
+            20_000,
+            2.5,
+            &mut NoProver,
+        );
         assert!(tree.root_proven(), "a win in 3 plies is proven");
         assert!(tree.root_visits() < 20_000, "the search stops once it is proven");
         let col = tree.best_move();
@@ -791,7 +777,15 @@ mod tests {
         let mut checked = 0;
         for sims in [200, 1000, 3000, 10_000] {
             let mut tree = Tree::new(pos);
-            search(&mut tree, &g, &mut Uniform, &mut Cache::new(10_000), sims, 2.5);
+            search(
+                &mut tree,
+                &g,
+                &mut Uniform,
+                &mut Cache::new(10_000),
+                sims,
+                2.5,
+                &mut NoProver,
+            );
             let t = tree.policy_target(7);
             assert!((t.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{t:?}");
             let info = tree.root_info(7);
@@ -813,7 +807,15 @@ mod tests {
         // and loses at the other.
         let pos = Position::from_moves(&g, &[1, 1, 2, 2, 3]).unwrap();
         let mut tree = Tree::new(pos);
-        search(&mut tree, &g, &mut Uniform, &mut Cache::new(10_000), 5_000, 2.5);
+        search(
+            &mut tree,
+            &g,
+            &mut Uniform,
+            &mut Cache::new(10_000),
+            5_000,
+            2.5,
+            &mut NoProver,
+        );
         assert!(tree.root_proven());
         let info = tree.root_info(7);
         assert!(info.q.iter().all(|q| *q == Some(-1.0)), "{info:?}");
@@ -841,15 +843,24 @@ mod tests {
         let pos = Position::from_moves(&g, &[3, 3]).unwrap();
         let (mut one, mut eight) = (Tree::new(pos), Tree::new(pos));
         let mut eval = untrained();
-        search_batched(&mut one, &g, &mut eval, &mut Cache::new(0), 600, 2.5, 1);
-        search_batched(&mut eight, &g, &mut eval, &mut Cache::new(0), 600, 2.5, 8);
+        search_batched(&mut one, &g, &mut eval, &mut Cache::new(0), 600, 2.5, 1, &mut NoProver);
+        search_batched(
+            &mut eight,
+            &g,
+            &mut eval,
+            &mut Cache::new(0),
+            600,
+            2.5,
+            8,
+            &mut NoProver,
+        );
         assert_consistent(&one);
         assert_consistent(&eight);
         assert_eq!(one.root_visits(), 601);
         assert_eq!(eight.root_visits(), 601);
         // Batch 1 is the plain search, node for node.
         let mut plain = Tree::new(pos);
-        search(&mut plain, &g, &mut eval, &mut Cache::new(0), 600, 2.5);
+        search(&mut plain, &g, &mut eval, &mut Cache::new(0), 600, 2.5, &mut NoProver);
         assert_eq!(plain.root_info(7).visits, one.root_info(7).visits);
     }
 
@@ -858,7 +869,16 @@ mod tests {
         let moves = [0, 0, 1, 1, 2, 2];
         let g = Geometry::<u64>::new(BoardConfig::default());
         let mut tree = Tree::new(Position::from_moves(&g, &moves).unwrap());
-        search_batched(&mut tree, &g, &mut untrained(), &mut Cache::new(1000), 300, 2.5, 8);
+        search_batched(
+            &mut tree,
+            &g,
+            &mut untrained(),
+            &mut Cache::new(1000),
+            300,
+            2.5,
+            8,
+            &mut NoProver,
+        );
         assert_eq!(tree.best_move(), 3);
     }
 
@@ -879,7 +899,7 @@ mod tests {
         for batch in [1, 8] {
             let mut tree = Tree::new(Position::empty());
             let mut prover = ThreeWins(0);
-            search_batched_proving(
+            search_batched(
                 &mut tree,
                 &g,
                 &mut Uniform,
@@ -902,7 +922,16 @@ mod tests {
         }
         // Without the prover the same search proves nothing.
         let mut tree = Tree::new(Position::empty());
-        search_batched(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 500, 2.5, 8);
+        search_batched(
+            &mut tree,
+            &g,
+            &mut Uniform,
+            &mut Cache::new(0),
+            500,
+            2.5,
+            8,
+            &mut NoProver,
+        );
         assert!(!tree.root_proven());
     }
 

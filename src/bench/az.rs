@@ -17,7 +17,7 @@
 
 use crate::az::checkpoint;
 use crate::az::inference::{Cache, CpuEvaluator, Evaluate, Folded, ParallelCpu, Scratch};
-use crate::az::mcts::{search_batched, Tree};
+use crate::az::mcts::{search_batched, NoProver, Tree};
 use crate::az::network::{Net, NetShape};
 use crate::game::bitboard::Geometry;
 use crate::game::bitboard::Position;
@@ -492,7 +492,16 @@ pub fn search_bench(
             for pos in &positions {
                 let mut tree = Tree::new(*pos);
                 let mut cache = Cache::new(200_000);
-                search_batched(&mut tree, &geo, &mut eval, &mut cache, simulations, PLAY_C_PUCT, batch);
+                search_batched(
+                    &mut tree,
+                    &geo,
+                    &mut eval,
+                    &mut cache,
+                    simulations,
+                    PLAY_C_PUCT,
+                    batch,
+                    &mut NoProver,
+                );
             }
             times.push(start.elapsed().as_secs_f64() / positions.len() as f64);
         }

@@ -17,7 +17,7 @@
 use crate::az::checkpoint::{self, BoardMeta};
 use crate::az::device::resolve_device;
 use crate::az::inference::{Cache, CandleEvaluator, Evaluate, Folded, ParallelCpu};
-use crate::az::mcts::{search_batched_proving, NoProver, Prover, RootInfo, Tree};
+use crate::az::mcts::{search_batched, NoProver, Prover, RootInfo, Tree};
 use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position};
 use crate::game::{Answer, BoardConfig};
 use crate::players::{PlayerSpec, Strategy, TurnView};
@@ -72,7 +72,7 @@ fn think<B: Bits>(
         }
         None => Tree::new(pos),
     };
-    search_batched_proving(
+    search_batched(
         &mut tree,
         geo,
         eval,
