@@ -460,9 +460,11 @@ pub fn most_visited(visits: &[u32]) -> usize {
 /// solver adds to the MCTS-solver inside the tree (see
 /// [`search_batched`]).
 pub trait Prover {
+    /// Whether to try leaves `depth` plies below the root: asked first, so
+    /// a search that tries no leaf does not build their column lists.
+    fn wants(&self, depth: usize) -> bool;
     /// The exact result (+1 win, 0 draw, −1 loss) for the side to move after
-    /// the root's position and then `columns`, or `None` when not proven
-    /// (or not tried).
+    /// the root's position and then `columns`, or `None` when not proven.
     fn prove(&mut self, columns: &[usize]) -> Option<f32>;
 }
 
@@ -470,6 +472,10 @@ pub trait Prover {
 pub struct NoProver;
 
 impl Prover for NoProver {
+    fn wants(&self, _: usize) -> bool {
+        false
+    }
+
     fn prove(&mut self, _: &[usize]) -> Option<f32> {
         None
     }
@@ -479,6 +485,10 @@ impl Prover for NoProver {
 /// leaf is backed up as a terminal one (marked proven, proofs propagated
 /// up). Returns whether it was.
 fn try_prove<B: Bits>(tree: &mut Tree<B>, path: &[u32], prover: &mut dyn Prover, cols: &mut Vec<usize>) -> bool {
+    // The path holds the root, so the leaf is this many plies below it.
+    if !prover.wants(path.len() - 1) {
+        return false;
+    }
     cols.clear();
     tree.path_columns(path, cols);
     match prover.prove(cols) {
@@ -657,11 +667,17 @@ mod tests {
         CpuEvaluator::new(Arc::new(Folded::from_net(&net).unwrap()))
     }
 
+    /// The plain search (no prover, c_puct 2.5) with a cache of `cache`
+    /// entries.
+    fn plain_search(tree: &mut Tree<u64>, g: &Geometry<u64>, eval: &mut dyn Evaluate, cache: usize, sims: u32) {
+        search(tree, g, eval, &mut Cache::new(cache), sims, 2.5, &mut NoProver);
+    }
+
     fn best_after(moves: &[usize], eval: &mut dyn Evaluate, sims: u32) -> (usize, RootInfo) {
         let g = Geometry::<u64>::new(BoardConfig::default());
         let pos = Position::from_moves(&g, moves).unwrap();
         let mut tree = Tree::new(pos);
-        search(&mut tree, &g, eval, &mut Cache::new(10_000), sims, 2.5, &mut NoProver);
+        plain_search(&mut tree, &g, eval, 10_000, sims);
         let info = tree.root_info(7);
         (tree.best_move(), info)
     }
@@ -695,7 +711,7 @@ mod tests {
         // Column 0 full.
         let pos = Position::from_moves(&g, &[0, 0, 0, 0, 0, 0]).unwrap();
         let mut tree = Tree::new(pos);
-        search(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 200, 2.5, &mut NoProver);
+        plain_search(&mut tree, &g, &mut Uniform, 0, 200);
         let info = tree.root_info(7);
         assert_eq!(info.visits[0], 0);
         // 1 root expansion + 200 simulations.
@@ -707,7 +723,7 @@ mod tests {
     fn advance_keeps_the_subtree() {
         let g = Geometry::<u64>::new(BoardConfig::default());
         let mut tree = Tree::new(Position::<u64>::empty());
-        search(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 300, 2.5, &mut NoProver);
+        plain_search(&mut tree, &g, &mut Uniform, 0, 300);
         let info = tree.root_info(7);
         let col = most_visited(&info.visits);
         let kept = info.visits[col];
@@ -719,7 +735,7 @@ mod tests {
         let sub = tree.root_info(7);
         assert_eq!(sub.visits.iter().sum::<u32>() + 1, kept);
         // Searching on continues from there.
-        search(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 50, 2.5, &mut NoProver);
+        plain_search(&mut tree, &g, &mut Uniform, 0, 50);
         assert_eq!(tree.root_visits(), kept + 50);
     }
 
@@ -727,7 +743,7 @@ mod tests {
     fn noise_changes_priors_but_keeps_a_distribution() {
         let g = Geometry::<u64>::new(BoardConfig::default());
         let mut tree = Tree::new(Position::<u64>::empty());
-        search(&mut tree, &g, &mut Uniform, &mut Cache::new(0), 0, 2.5, &mut NoProver);
+        plain_search(&mut tree, &g, &mut Uniform, 0, 0);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         tree.add_root_noise(&mut rng, 0.5, 0.25);
         let root = tree.nodes[0];
@@ -745,15 +761,7 @@ mod tests {
         // playing either makes two threats at once.
         let pos = Position::from_moves(&g, &[2, 2, 3, 3]).unwrap();
         let mut tree = Tree::new(pos);
-        search(
-            &mut tree,
-            &g,
-            &mut Uniform,
-            &mut Cache::new(10_000),
-            20_000,
-            2.5,
-            &mut NoProver,
-        );
+        plain_search(&mut tree, &g, &mut Uniform, 10_000, 20_000);
         assert!(tree.root_proven(), "a win in 3 plies is proven");
         assert!(tree.root_visits() < 20_000, "the search stops once it is proven");
         let col = tree.best_move();
@@ -777,15 +785,7 @@ mod tests {
         let mut checked = 0;
         for sims in [200, 1000, 3000, 10_000] {
             let mut tree = Tree::new(pos);
-            search(
-                &mut tree,
-                &g,
-                &mut Uniform,
-                &mut Cache::new(10_000),
-                sims,
-                2.5,
-                &mut NoProver,
-            );
+            plain_search(&mut tree, &g, &mut Uniform, 10_000, sims);
             let t = tree.policy_target(7);
             assert!((t.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{t:?}");
             let info = tree.root_info(7);
@@ -807,15 +807,7 @@ mod tests {
         // and loses at the other.
         let pos = Position::from_moves(&g, &[1, 1, 2, 2, 3]).unwrap();
         let mut tree = Tree::new(pos);
-        search(
-            &mut tree,
-            &g,
-            &mut Uniform,
-            &mut Cache::new(10_000),
-            5_000,
-            2.5,
-            &mut NoProver,
-        );
+        plain_search(&mut tree, &g, &mut Uniform, 10_000, 5_000);
         assert!(tree.root_proven());
         let info = tree.root_info(7);
         assert!(info.q.iter().all(|q| *q == Some(-1.0)), "{info:?}");
@@ -860,7 +852,7 @@ mod tests {
         assert_eq!(eight.root_visits(), 601);
         // Batch 1 is the plain search, node for node.
         let mut plain = Tree::new(pos);
-        search(&mut plain, &g, &mut eval, &mut Cache::new(0), 600, 2.5, &mut NoProver);
+        plain_search(&mut plain, &g, &mut eval, 0, 600);
         assert_eq!(plain.root_info(7).visits, one.root_info(7).visits);
     }
 
@@ -886,6 +878,10 @@ mod tests {
     /// (the root's opponent) has lost.
     struct ThreeWins(u32);
     impl Prover for ThreeWins {
+        fn wants(&self, _: usize) -> bool {
+            true
+        }
+
         fn prove(&mut self, columns: &[usize]) -> Option<f32> {
             self.0 += 1;
             (columns == [3]).then_some(-1.0)

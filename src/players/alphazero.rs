@@ -107,10 +107,11 @@ struct LeafProver<'a> {
 }
 
 impl Prover for LeafProver<'_> {
+    fn wants(&self, depth: usize) -> bool {
+        self.root.len() + depth >= LEAF_MIN_PLY
+    }
+
     fn prove(&mut self, columns: &[usize]) -> Option<f32> {
-        if self.root.len() + columns.len() < LEAF_MIN_PLY {
-            return None;
-        }
         self.moves.clear();
         self.moves.extend_from_slice(self.root);
         self.moves.extend_from_slice(columns);

@@ -72,8 +72,7 @@ pub struct SelfPlayStats {
     pub batches: u64,
     pub cache_lookups: u64,
     pub cache_hits: u64,
-    /// Recorded positions, and those whose value target is exact.
-    pub positions: u64,
+    /// Recorded positions whose value target is exact.
     pub exact_values: u64,
 }
 
@@ -86,7 +85,6 @@ impl SelfPlayStats {
         self.batches += o.batches;
         self.cache_lookups += o.cache_lookups;
         self.cache_hits += o.cache_hits;
-        self.positions += o.positions;
         self.exact_values += o.exact_values;
     }
 
@@ -407,7 +405,6 @@ pub fn play_games<B: Bits>(
                         break;
                     }
                     Step::Finished(mut g) => {
-                        stats.positions += g.samples.len() as u64;
                         if let Some(ex) = exact.as_mut() {
                             stats.exact_values += rescore(ex, &mut g);
                         }
