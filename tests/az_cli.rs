@@ -394,3 +394,27 @@ fn exact_value_targets_and_position_averaging_in_a_run() {
     assert!(resolved.contains("exact_value_nodes: 100000"), "{resolved}");
     assert!(resolved.contains("average_duplicates: true"), "{resolved}");
 }
+
+#[test]
+fn a_learning_rate_schedule_steps_down_and_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = tiny(dir.path(), 3);
+    let text = std::fs::read_to_string(&sc).unwrap().replace(
+        "learning_rate: 0.002,",
+        "learning_rate: 0.002, learning_rate_schedule: [{from: 3, learning_rate: 0.0005}],",
+    );
+    assert!(text.contains("learning_rate_schedule"));
+    std::fs::write(&sc, &text).unwrap();
+    let o = train(&sc, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = dir.path().join("out");
+    let text = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let lr = header.iter().position(|h| *h == "learning_rate").unwrap();
+    let rates: Vec<String> = lines.map(|l| l.split(',').nth(lr).unwrap().to_string()).collect();
+    assert_eq!(rates, ["0.002", "0.002", "0.0005"], "{text}");
+    let resolved = std::fs::read_to_string(out.join("scenario.resolved.yaml")).unwrap();
+    assert!(resolved.contains("learning_rate_schedule:"), "{resolved}");
+    assert!(resolved.contains("from: 3"), "{resolved}");
+}

@@ -369,4 +369,7 @@ pub struct Row {
     /// Recorded positions whose value target is exact
     /// (`self_play.exact_value_nodes`).
     pub exact_values: u64,
+    /// The iteration's learning rate (`optimizer.learning_rate_schedule`);
+    /// `None` before training starts, and in checkpoints older than it.
+    pub learning_rate: Option<f64>,
 }

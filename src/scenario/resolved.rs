@@ -247,6 +247,17 @@ fn train_value(t: &TrainSettings) -> Value {
                 ("steps_per_iteration", Value::from(o.steps_per_iteration)),
                 ("batch_size", Value::from(o.batch_size)),
                 ("learning_rate", Value::from(o.learning_rate)),
+                (
+                    "learning_rate_schedule",
+                    Value::Sequence(
+                        o.learning_rate_schedule
+                            .iter()
+                            .map(|&(from, lr)| {
+                                map([("from", Value::from(from)), ("learning_rate", Value::from(lr))])
+                            })
+                            .collect(),
+                    ),
+                ),
                 ("weight_decay", Value::from(o.weight_decay)),
                 ("threads", Value::from(o.threads)),
             ]),

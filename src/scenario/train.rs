@@ -27,6 +27,7 @@
 //! | `optimizer.steps_per_iteration` | whole number ≥ 1 | `1000` |
 //! | `optimizer.batch_size` | whole number ≥ 2 | `64` |
 //! | `optimizer.learning_rate` | number > 0 | `0.001` |
+//! | `optimizer.learning_rate_schedule` *(c4sim)* | a list of `{from: N, learning_rate: X}`, `from` (an iteration ≥ 1) strictly increasing: from iteration N on, train at X (a step schedule); before the first entry, `learning_rate` | `[]` |
 //! | `optimizer.weight_decay` | number ≥ 0 | `0.0001` |
 //! | `optimizer.threads` *(c4sim)* | whole number ≥ 0: CPU threads for training steps; 0 = one per core. Tiny networks train faster on 1 (see docs/alphazero.md) | `0` |
 //! | `replay.capacity` | whole number ≥ 1 | `200000` |
@@ -95,14 +96,29 @@ pub struct SelfPlaySettings {
 }
 
 /// `optimizer:` AdamW on policy cross-entropy + value MSE.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct OptimizerSettings {
     pub steps_per_iteration: u32,
     pub batch_size: u32,
     pub learning_rate: f64,
+    /// `learning_rate_schedule`: (from iteration, rate), `from` strictly
+    /// increasing; before the first entry, `learning_rate`. A step schedule,
+    /// as AlphaZero's, so a resumed run keeps one file as its whole recipe.
+    pub learning_rate_schedule: Vec<(u32, f64)>,
     pub weight_decay: f64,
     /// 0 = one per core.
     pub threads: u32,
+}
+
+impl OptimizerSettings {
+    /// The learning rate of iteration `it` (1-based).
+    pub fn learning_rate_at(&self, it: u32) -> f64 {
+        self.learning_rate_schedule
+            .iter()
+            .take_while(|(from, _)| *from <= it)
+            .last()
+            .map_or(self.learning_rate, |(_, lr)| *lr)
+    }
 }
 
 /// `replay:` the buffer of self-play positions.
@@ -211,6 +227,7 @@ impl Default for TrainSettings {
                 steps_per_iteration: 1000,
                 batch_size: 64,
                 learning_rate: 1e-3,
+                learning_rate_schedule: Vec::new(),
                 weight_decay: 1e-4,
                 threads: 0,
             },
@@ -284,10 +301,11 @@ const SELF_PLAY_KEYS: [&str; 10] = [
     "random_opening_plies",
     "exact_value_nodes",
 ];
-const OPTIMIZER_KEYS: [&str; 5] = [
+const OPTIMIZER_KEYS: [&str; 6] = [
     "steps_per_iteration",
     "batch_size",
     "learning_rate",
+    "learning_rate_schedule",
     "weight_decay",
     "threads",
 ];
@@ -338,6 +356,41 @@ fn sub<'n>(
     let e = doc.mapping(key, v, shape)?;
     doc.check_keys(e, allowed, &format!(" in `train.{key}`"))?;
     Ok(Some(e))
+}
+
+/// `learning_rate_schedule`: a list of `{from: N, learning_rate: X}`,
+/// `from` (an iteration ≥ 1) strictly increasing.
+fn schedule(doc: Doc, v: &Node) -> Result<Vec<(u32, f64)>, ScenarioError> {
+    const SHAPE: &str = "a list of `{from: ITERATION, learning_rate: RATE}`, e.g. `[{from: 200, learning_rate: 0.0003}]`";
+    let Node::Seq { items, .. } = v else {
+        return Err(doc.err(
+            v.pos(),
+            format!("`learning_rate_schedule` must be {SHAPE}, got {}", v.describe()),
+        ));
+    };
+    let mut out: Vec<(u32, f64)> = Vec::new();
+    for item in items {
+        let e = doc.mapping("learning_rate_schedule` entry", item, "`{from: 200, learning_rate: 0.0003}`")?;
+        doc.check_keys(e, &["from", "learning_rate"], "a `learning_rate_schedule` entry")?;
+        let (Some((_, f)), Some((_, r))) = (get(e, "from"), get(e, "learning_rate")) else {
+            return Err(doc.err(
+                item.pos(),
+                format!("a `learning_rate_schedule` entry needs both `from` and `learning_rate`: {SHAPE}"),
+            ));
+        };
+        let from = doc.u32_at_least("from", f, 1)?;
+        let rate = number(doc, "learning_rate", r, 0.0, true, f64::INFINITY)?;
+        if let Some(&(prev, _)) = out.last() {
+            if from <= prev {
+                return Err(doc.err(
+                    f.pos(),
+                    format!("`learning_rate_schedule` entries must go up by `from`: {from} comes after {prev}"),
+                ));
+            }
+        }
+        out.push((from, rate));
+    }
+    Ok(out)
 }
 
 fn u32_key(doc: Doc, entries: &[(Node, Node)], key: &str, min: u32, slot: &mut u32) -> Result<(), ScenarioError> {
@@ -418,6 +471,9 @@ pub(crate) fn parse_train(doc: Doc, v: &Node, board: BoardConfig) -> Result<Trai
         u32_key(doc, e, "threads", 0, &mut o.threads)?;
         if let Some((_, v)) = get(e, "learning_rate") {
             o.learning_rate = number(doc, "learning_rate", v, 0.0, true, f64::INFINITY)?;
+        }
+        if let Some((_, v)) = get(e, "learning_rate_schedule") {
+            o.learning_rate_schedule = schedule(doc, v)?;
         }
         if let Some((_, v)) = get(e, "weight_decay") {
             o.weight_decay = number(doc, "weight_decay", v, 0.0, false, f64::INFINITY)?;
@@ -584,6 +640,37 @@ mod tests {
         assert_eq!(t.eval_simulations(), 40);
         assert_eq!((t.iterations, t.device.as_str(), t.resume), (3, "cpu", false));
         assert_eq!(t.out_dir(Path::new("t.yaml")), Path::new("models/x"));
+    }
+
+    #[test]
+    fn a_learning_rate_schedule_steps_down_by_iteration() {
+        let t = train(
+            "  optimizer:
+    learning_rate: 0.001
+    learning_rate_schedule: [{from: 150, learning_rate: 3e-4}, {from: 300, learning_rate: 0.0001}]
+",
+        )
+        .unwrap();
+        let o = &t.optimizer;
+        assert_eq!(o.learning_rate_schedule, vec![(150, 3e-4), (300, 1e-4)]);
+        let at: Vec<f64> = [1, 149, 150, 299, 300, 1000].iter().map(|&i| o.learning_rate_at(i)).collect();
+        assert_eq!(at, vec![1e-3, 1e-3, 3e-4, 3e-4, 1e-4, 1e-4]);
+        assert_eq!(train("  iterations: 5\n").unwrap().optimizer.learning_rate_at(7), 1e-3);
+
+        let e = train("  optimizer: { learning_rate_schedule: [{from: 9, learning_rate: 1e-4}, {from: 9, learning_rate: 1e-5}] }\n")
+            .unwrap_err();
+        assert!(e.starts_with("t.yaml:3:"), "{e}");
+        assert!(e.contains("must go up by `from`: 9 comes after 9"), "{e}");
+        let e = train("  optimizer: { learning_rate_schedule: [{from: 9}] }\n").unwrap_err();
+        assert!(e.contains("needs both `from` and `learning_rate`"), "{e}");
+        let e = train("  optimizer: { learning_rate_schedule: {from: 9, learning_rate: 1e-4} }\n").unwrap_err();
+        assert!(e.contains("must be a list of `{from: ITERATION, learning_rate: RATE}`"), "{e}");
+        let e = train("  optimizer: { learning_rate_schedule: [{from: 0, learning_rate: 1e-4}] }\n").unwrap_err();
+        assert!(e.contains("`from`"), "{e}");
+        let e = train("  optimizer: { learning_rate_schedule: [{from: 5, learning_rate: 0}] }\n").unwrap_err();
+        assert!(e.contains("`learning_rate`"), "{e}");
+        let e = train("  optimizer: { learning_rate_schedule: [{from: 5, rate: 1e-4}] }\n").unwrap_err();
+        assert!(e.contains("rate"), "{e}");
     }
 
     #[test]

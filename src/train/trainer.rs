@@ -99,7 +99,10 @@ fn settings_json(t: &TrainSettings) -> serde_json::Value {
                        "q_weight": t.self_play.q_weight,
                        "random_opening_plies": t.self_play.random_opening_plies },
         "optimizer": { "steps_per_iteration": t.optimizer.steps_per_iteration, "batch_size": t.optimizer.batch_size,
-                       "learning_rate": t.optimizer.learning_rate, "weight_decay": t.optimizer.weight_decay,
+                       "learning_rate": t.optimizer.learning_rate,
+                       "learning_rate_schedule": t.optimizer.learning_rate_schedule.iter()
+                           .map(|(from, lr)| json!({ "from": from, "learning_rate": lr })).collect::<Vec<_>>(),
+                       "weight_decay": t.optimizer.weight_decay,
                        "threads": t.optimizer.threads },
         "replay": { "capacity": t.replay.capacity, "min_size": t.replay.min_size },
         "eval": { "every": t.eval.every, "games": t.eval.games, "opponent": t.eval.opponent.name,
@@ -373,6 +376,7 @@ impl TrainState {
             let (pl, vl, steps) = self.train_steps(it).map_err(|e| format!("training step failed: {e}"))?;
             row.train_s = t1.elapsed().as_secs_f64();
             row.train_steps = steps;
+            row.learning_rate = Some(self.settings.optimizer.learning_rate_at(it));
             row.policy_loss = Some(pl);
             row.value_loss = Some(vl);
             row.train_steps_per_s = steps as f64 / row.train_s.max(1e-9);
@@ -390,6 +394,7 @@ impl TrainState {
             return self.train_steps_host(it);
         }
         let (rows, cols) = (self.cfg.rows, self.cfg.cols);
+        self.opt.lr = self.settings.optimizer.learning_rate_at(it);
         let (net, opt, device) = (&self.net, &mut self.opt, &self.device);
         run_steps(&self.replay, &self.settings, self.seed, it, (rows, cols), |b, n| {
             let xt = Tensor::from_slice(&b.planes, (n, rows, cols, PLANES), device)?;
@@ -402,7 +407,7 @@ impl TrainState {
     }
 
     fn train_steps_host(&mut self, it: u32) -> candle_core::Result<(f64, f64, u64)> {
-        let o = self.settings.optimizer;
+        let o = &self.settings.optimizer;
         let threads = match o.threads {
             0 => crate::util::cores(),
             t => t as usize,
@@ -411,7 +416,7 @@ impl TrainState {
             &self.net,
             &self.opt.host_moments(&self.net)?,
             self.opt.step,
-            o.learning_rate as f32,
+            o.learning_rate_at(it) as f32,
             o.weight_decay as f32,
             threads,
         )?;
@@ -491,7 +496,7 @@ fn run_steps(
     (rows, cols): (usize, usize),
     mut step: impl FnMut(&Batch, usize) -> candle_core::Result<(f32, f32)>,
 ) -> candle_core::Result<(f64, f64, u64)> {
-    let o = settings.optimizer;
+    let o = &settings.optimizer;
     let n = o.batch_size as usize;
     let mut rng = ChaCha8Rng::seed_from_u64(seed::derive(seed, it as u64, seed::TRAIN_BATCHES));
     let mut b = Batch::default();
