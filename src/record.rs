@@ -5,7 +5,7 @@ use crate::game::{EndReason, Outcome};
 use serde::{Deserialize, Serialize};
 
 /// One finished game: players in seat order, every move (opening included),
-/// the result and its reason.
+/// the result and its reason, and how long each seat thought.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameRecord {
     pub game: u64,
@@ -16,6 +16,20 @@ pub struct GameRecord {
     pub outcome: Outcome,
     pub seed: u64,
     pub duration_ms: u64,
+    /// Per seat, in seat order: the wall time in ms from the referee's
+    /// request to the seat's reply (or its timeout), summed over the game, so
+    /// a reader can check that the players really got equal time per move.
+    /// It includes the player's own overhead (process pipes, network). Empty
+    /// where nobody timed the turns (records written before this field, tests).
+    #[serde(default)]
+    pub think_ms: Vec<u64>,
+    /// Per seat, in seat order: the turns the referee asked of the seat.
+    /// Every request counts, refused (illegal) answers, timeouts and
+    /// forfeits included, so `think_ms / turns` is the mean cost of one
+    /// request; opening moves are played by the referee, never asked, and
+    /// do not count. Empty where `think_ms` is.
+    #[serde(default)]
+    pub turns: Vec<u32>,
 }
 
 /// A player's result in one game.

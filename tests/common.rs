@@ -4,7 +4,7 @@
 
 use assert_cmd::Command;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub struct Scenario {
     pub dir: tempfile::TempDir,
@@ -63,4 +63,26 @@ pub fn alive(pid: i32) -> bool {
         Ok(stat) => stat.rsplit(')').next().and_then(|s| s.split_whitespace().next()) != Some("Z"),
         Err(_) => false,
     }
+}
+
+/// A tournament's `report.json` without what the clock measured (each
+/// standing's `ms_per_move`): two runs of the same games agree on the rest.
+pub fn report_without_time(dir: &Path) -> Value {
+    let mut r: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    for p in r["standings"].as_array_mut().unwrap() {
+        p.as_object_mut().unwrap().remove("ms_per_move").expect("ms_per_move");
+    }
+    r
+}
+
+/// `standings.csv` without its last column (`ms_per_move`, measured by the
+/// clock), for the same comparison.
+pub fn standings_csv_without_time(dir: &Path) -> String {
+    let text = std::fs::read_to_string(dir.join("standings.csv")).unwrap();
+    text.lines()
+        .map(|l| {
+            let (rest, _) = l.rsplit_once(',').unwrap();
+            format!("{rest}\n")
+        })
+        .collect()
 }

@@ -21,14 +21,17 @@ fn report_json(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap()
 }
 
-/// games.jsonl sorted by game number, without the wall-clock durations.
+/// games.jsonl sorted by game number, without the wall-clock durations and
+/// thinking times (the turn counts stay: they are the game's own).
 fn games_without_time(dir: &Path) -> Vec<Value> {
     let mut v: Vec<Value> = std::fs::read_to_string(dir.join("games.jsonl"))
         .unwrap()
         .lines()
         .map(|l| {
             let mut g: Value = serde_json::from_str(l).unwrap();
-            g.as_object_mut().unwrap().remove("duration_ms");
+            let o = g.as_object_mut().unwrap();
+            o.remove("duration_ms");
+            o.remove("think_ms").expect("think_ms");
             g
         })
         .collect();
@@ -67,13 +70,30 @@ fn round_robin_of_four_players_with_four_games_per_pair() {
     }
     let order: Vec<&str> = st.iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(&order[..2], ["Deep", "Shallow"], "{order:?}");
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("games.jsonl"))
-            .unwrap()
-            .lines()
-            .count(),
-        24
-    );
+    let games: Vec<Value> = std::fs::read_to_string(dir.path().join("games.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(games.len(), 24);
+    // Each seat's thinking time and turns; these bots never answer illegally,
+    // so every move after the opening is exactly one turn.
+    for g in &games {
+        let (think, turns) = (g["think_ms"].as_array().unwrap(), g["turns"].as_array().unwrap());
+        assert_eq!((think.len(), turns.len()), (2, 2), "{g}");
+        assert!(think.iter().all(Value::is_u64), "{g}");
+        let asked: u64 = turns.iter().map(|t| t.as_u64().unwrap()).sum();
+        let played = g["moves"].as_array().unwrap().len() - g["opening"].as_array().unwrap().len();
+        assert_eq!(asked, played as u64, "{g}");
+    }
+    // And each player's mean of them in the report (every player moved).
+    for p in st {
+        assert!(p["ms_per_move"].as_f64().is_some_and(|x| x >= 0.0), "{p}");
+    }
+    let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(md.contains("| LOS next | ms/move |"), "{md}");
+    let csv = std::fs::read_to_string(dir.path().join("standings.csv")).unwrap();
+    assert!(csv.lines().next().unwrap().ends_with(",los_next,ms_per_move"), "{csv}");
     for f in ["report.md", "report.html", "standings.csv", "state.json"] {
         assert!(dir.path().join(f).exists(), "{f}");
     }
@@ -119,7 +139,7 @@ fn concurrency_one_and_two_give_identical_reports() {
         &tournament_yaml(b.path(), "tournament: {games_per_pair: 8, concurrency: 2}\n", players),
         &[],
     );
-    assert_eq!(report_json(a.path()), report_json(b.path()));
+    assert_eq!(report_without_time(a.path()), report_without_time(b.path()));
     assert_eq!(games_without_time(a.path()), games_without_time(b.path()));
 }
 
@@ -169,7 +189,7 @@ fn killed_at_random_moments_then_resumed_equals_an_uninterrupted_run() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert_eq!(report_json(cut.path()), report_json(whole.path()));
+    assert_eq!(report_without_time(cut.path()), report_without_time(whole.path()));
     assert_eq!(games_without_time(cut.path()), games_without_time(whole.path()));
 }
 

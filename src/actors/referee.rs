@@ -1,8 +1,8 @@
 //! The referee actor: drives one game through the state machine of
 //! rules.md ([`crate::game::Game`]), asks each seat's player actor in turn,
-//! enforces move time, and turns silence or disappearance into TIMEOUT or
-//! FORFEIT. It is the only place that decides what happens next, for
-//! every mode.
+//! enforces move time (and records how long each seat took), and turns
+//! silence or disappearance into TIMEOUT or FORFEIT. It is the only place
+//! that decides what happens next, for every mode.
 
 use super::messages::*;
 use crate::game::{EndReason, Game, Refusal, Step};
@@ -72,9 +72,14 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
         .await;
     }
     let mut refusal: Option<Refusal> = None;
+    // Per seat: time from each request to its reply (or timeout), and the
+    // requests made, so the record shows whether the seats got equal time.
+    let mut thought = vec![Duration::ZERO; n];
+    let mut turns = vec![0u32; n];
     while let Some(seat) = game.to_move() {
         let view = TurnView::of(&game, msg.game, seat, &msg.letters, refusal.take());
         let s = &msg.seats[seat];
+        let asked = Instant::now();
         let request = s.player.turn.send(YourTurn(view));
         let reply = match s.move_time {
             None => Some(request.await),
@@ -86,6 +91,8 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
                 }
             },
         };
+        thought[seat] += asked.elapsed();
+        turns[seat] += 1;
         let mut note = None;
         let step = match reply {
             None => game.eliminate(seat, EndReason::Timeout),
@@ -162,6 +169,10 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
         outcome,
         seed: msg.seed,
         duration_ms: started.elapsed().as_millis() as u64,
+        // Summed exactly, rounded once to the nearest ms: short turns are
+        // neither lost nor biased down.
+        think_ms: thought.iter().map(|d| (d.as_micros() as u64 + 500) / 1000).collect(),
+        turns,
     };
     for (seat, s) in msg.seats.iter().enumerate() {
         let ended = GameEnded {

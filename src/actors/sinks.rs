@@ -179,7 +179,8 @@ impl JsonWriter {
             GameEvent::Over { record, .. } => json!({
                 "event": "game_over", "game": record.game, "result": record.result_word(), "winner": record.winner_name(),
                 "reason": record.outcome.reason, "moves": record.moves, "players": record.players,
-                "opening": record.opening, "duration_ms": record.duration_ms
+                "opening": record.opening, "duration_ms": record.duration_ms,
+                "think_ms": record.think_ms, "turns": record.turns
             }),
             GameEvent::Summary { tallies } => json!({
                 "event": "summary",

@@ -1121,6 +1121,8 @@ mod tests {
             },
             seed: 0,
             duration_ms: 5,
+            think_ms: Vec::new(),
+            turns: Vec::new(),
         }
     }
 

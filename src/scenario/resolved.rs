@@ -252,9 +252,7 @@ fn train_value(t: &TrainSettings) -> Value {
                     Value::Sequence(
                         o.learning_rate_schedule
                             .iter()
-                            .map(|&(from, lr)| {
-                                map([("from", Value::from(from)), ("learning_rate", Value::from(lr))])
-                            })
+                            .map(|&(from, lr)| map([("from", Value::from(from)), ("learning_rate", Value::from(lr))]))
                             .collect(),
                     ),
                 ),

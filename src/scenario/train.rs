@@ -361,7 +361,8 @@ fn sub<'n>(
 /// `learning_rate_schedule`: a list of `{from: N, learning_rate: X}`,
 /// `from` (an iteration ≥ 1) strictly increasing.
 fn schedule(doc: Doc, v: &Node) -> Result<Vec<(u32, f64)>, ScenarioError> {
-    const SHAPE: &str = "a list of `{from: ITERATION, learning_rate: RATE}`, e.g. `[{from: 200, learning_rate: 0.0003}]`";
+    const SHAPE: &str =
+        "a list of `{from: ITERATION, learning_rate: RATE}`, e.g. `[{from: 200, learning_rate: 0.0003}]`";
     let Node::Seq { items, .. } = v else {
         return Err(doc.err(
             v.pos(),
@@ -370,7 +371,11 @@ fn schedule(doc: Doc, v: &Node) -> Result<Vec<(u32, f64)>, ScenarioError> {
     };
     let mut out: Vec<(u32, f64)> = Vec::new();
     for item in items {
-        let e = doc.mapping("learning_rate_schedule` entry", item, "`{from: 200, learning_rate: 0.0003}`")?;
+        let e = doc.mapping(
+            "learning_rate_schedule` entry",
+            item,
+            "`{from: 200, learning_rate: 0.0003}`",
+        )?;
         doc.check_keys(e, &["from", "learning_rate"], "a `learning_rate_schedule` entry")?;
         let (Some((_, f)), Some((_, r))) = (get(e, "from"), get(e, "learning_rate")) else {
             return Err(doc.err(
@@ -653,7 +658,10 @@ mod tests {
         .unwrap();
         let o = &t.optimizer;
         assert_eq!(o.learning_rate_schedule, vec![(150, 3e-4), (300, 1e-4)]);
-        let at: Vec<f64> = [1, 149, 150, 299, 300, 1000].iter().map(|&i| o.learning_rate_at(i)).collect();
+        let at: Vec<f64> = [1, 149, 150, 299, 300, 1000]
+            .iter()
+            .map(|&i| o.learning_rate_at(i))
+            .collect();
         assert_eq!(at, vec![1e-3, 1e-3, 3e-4, 3e-4, 1e-4, 1e-4]);
         assert_eq!(train("  iterations: 5\n").unwrap().optimizer.learning_rate_at(7), 1e-3);
 
@@ -664,7 +672,10 @@ mod tests {
         let e = train("  optimizer: { learning_rate_schedule: [{from: 9}] }\n").unwrap_err();
         assert!(e.contains("needs both `from` and `learning_rate`"), "{e}");
         let e = train("  optimizer: { learning_rate_schedule: {from: 9, learning_rate: 1e-4} }\n").unwrap_err();
-        assert!(e.contains("must be a list of `{from: ITERATION, learning_rate: RATE}`"), "{e}");
+        assert!(
+            e.contains("must be a list of `{from: ITERATION, learning_rate: RATE}`"),
+            "{e}"
+        );
         let e = train("  optimizer: { learning_rate_schedule: [{from: 0, learning_rate: 1e-4}] }\n").unwrap_err();
         assert!(e.contains("`from`"), "{e}");
         let e = train("  optimizer: { learning_rate_schedule: [{from: 5, learning_rate: 0}] }\n").unwrap_err();

@@ -320,7 +320,7 @@ pub fn run_tournament_watched(
         let players: Vec<_> = rep
             .standings
             .iter()
-            .map(|p| json!({"name": p.name, "wins": p.wins, "draws": p.draws, "losses": p.losses, "elo": p.elo, "elo_error": p.elo_error}))
+            .map(|p| json!({"name": p.name, "wins": p.wins, "draws": p.draws, "losses": p.losses, "elo": p.elo, "elo_error": p.elo_error, "ms_per_move": p.ms_per_move}))
             .collect();
         let mut summary = json!({"event": "summary", "players": players, "report": dir});
         if let Some(s) = &rep.sprt {
@@ -406,6 +406,8 @@ mod tests {
             opening: vec![],
             duration_ms: 0,
             seed: 0,
+            think_ms: vec![],
+            turns: vec![],
         };
         let names = ["A".to_string(), "B".to_string(), "C".to_string()];
         let t = tallies(&names, &[line(Some("A")), line(None), line(Some("A"))]);

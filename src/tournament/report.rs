@@ -27,6 +27,10 @@ pub struct Standing {
     pub draw_ratio: f64,
     /// Likelihood that this player is stronger than the next one down.
     pub los_next: Option<f64>,
+    /// Mean thinking time per turn in ms (see [`ms_per_move`]), so a reader
+    /// can check that "equal time per move" held; `None` when none of the
+    /// player's turns was timed.
+    pub ms_per_move: Option<f64>,
 }
 
 /// Per-player counts of how its games ended, and its own faults.
@@ -104,6 +108,7 @@ pub fn build(
         first.1 += sa;
     }
     let ratings = fit(n, &results, anchor);
+    let thinking = ms_per_move(players, games);
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&i, &j| {
         ratings.elo[j]
@@ -133,6 +138,7 @@ pub fn build(
                 },
                 draw_ratio: if games > 0 { d as f64 / games as f64 } else { 0.0 },
                 los_next: order.get(rank + 1).map(|&j| ratings.los(i, j)),
+                ms_per_move: thinking[i],
             }
         })
         .collect();
@@ -179,6 +185,29 @@ pub fn build(
     }
 }
 
+/// Each player's mean thinking time per turn over `games`, in player order:
+/// the sum of its `think_ms` over the sum of its `turns`, so every turn
+/// weighs the same whatever game it was in. `None` for a player with no
+/// timed turn (no games, or only games recorded before turns were timed,
+/// whose lines have no `think_ms`).
+pub fn ms_per_move(players: &[String], games: &[GameLine]) -> Vec<Option<f64>> {
+    let mut sums = vec![(0u64, 0u64); players.len()];
+    for g in games {
+        for ((name, &ms), &turns) in g.players.iter().zip(&g.think_ms).zip(&g.turns) {
+            if let Some(i) = players.iter().position(|p| p == name) {
+                sums[i].0 += ms;
+                sums[i].1 += u64::from(turns);
+            }
+        }
+    }
+    sums.iter()
+        .map(|&(ms, turns)| (turns > 0).then(|| ms as f64 / turns as f64))
+        .collect()
+}
+
+/// What the "ms/move" column means, said under the standings table.
+const MS_PER_MOVE_NOTE: &str = "ms/move: each player's mean thinking time per turn, from the referee's request to the player's reply (opening moves excluded; refused answers and timeouts count as turns), including the player's own overhead such as process pipes or the network; — where no turn was timed (games recorded by an older c4sim).";
+
 fn elo_text(s: &Standing) -> String {
     match s.bound {
         Some(Bound::Lower) => format!("≥ {:.0}", s.elo),
@@ -188,7 +217,7 @@ fn elo_text(s: &Standing) -> String {
 }
 
 /// One standings row as text cells, for both the markdown and the HTML table.
-fn standing_cells(p: &Standing) -> [String; 11] {
+fn standing_cells(p: &Standing) -> [String; 12] {
     [
         p.rank.to_string(),
         p.name.clone(),
@@ -201,6 +230,7 @@ fn standing_cells(p: &Standing) -> [String; 11] {
         pct(p.score),
         pct(p.draw_ratio),
         p.los_next.map_or(String::new(), pct),
+        p.ms_per_move.map_or("—".to_string(), |x| format!("{x:.1}")),
     ]
 }
 
@@ -223,13 +253,14 @@ pub fn markdown(r: &Report) -> String {
     let _ = writeln!(s, "## Standings\n");
     let _ = writeln!(
         s,
-        "| rank | name | Elo | ± | games | wins | draws | losses | score | draws % | LOS next |"
+        "| rank | name | Elo | ± | games | wins | draws | losses | score | draws % | LOS next | ms/move |"
     );
-    let _ = writeln!(s, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(s, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for p in &r.standings {
         let _ = writeln!(s, "| {} |", standing_cells(p).join(" | "));
     }
     let _ = writeln!(s, "\nElo: maximum likelihood over all games, centred on the pool average (or the anchor); ± is the 95% interval from the fit's covariance; ≥ marks a player who won every game (a lower bound). LOS: likelihood of superiority over the next player.\n");
+    let _ = writeln!(s, "{MS_PER_MOVE_NOTE}\n");
     if let Some(h) = &r.head_to_head {
         let _ = writeln!(s, "## Match summary\n");
         let diff = match (h.elo_diff, h.elo_error) {
@@ -305,7 +336,8 @@ fn fmt_half(x: f64) -> String {
 }
 
 /// The report as JSON: `standings` is a list of objects with at least
-/// name, elo, elo_error, games, wins, draws, losses, score.
+/// name, elo, elo_error, games, wins, draws, losses, score, and
+/// ms_per_move (null where no turn was timed).
 pub fn json_value(r: &Report) -> serde_json::Value {
     let names: Vec<&str> = r.standings.iter().map(|p| p.name.as_str()).collect();
     json!({
@@ -332,7 +364,8 @@ pub fn json_value(r: &Report) -> serde_json::Value {
 
 /// The standings as CSV.
 pub fn csv(r: &Report) -> String {
-    let mut s = String::from("rank,name,elo,elo_error,bound,games,wins,draws,losses,score,draw_ratio,los_next\n");
+    let mut s =
+        String::from("rank,name,elo,elo_error,bound,games,wins,draws,losses,score,draw_ratio,los_next,ms_per_move\n");
     for p in &r.standings {
         let bound = match p.bound {
             Some(Bound::Lower) => "lower",
@@ -346,7 +379,7 @@ pub fn csv(r: &Report) -> String {
         };
         let _ = writeln!(
             s,
-            "{},{},{:.1},{:.1},{},{},{},{},{},{:.4},{:.4},{}",
+            "{},{},{:.1},{:.1},{},{},{},{},{},{:.4},{:.4},{},{}",
             p.rank,
             name,
             p.elo,
@@ -358,7 +391,8 @@ pub fn csv(r: &Report) -> String {
             p.losses,
             p.score,
             p.draw_ratio,
-            p.los_next.map_or(String::new(), |x| format!("{x:.4}"))
+            p.los_next.map_or(String::new(), |x| format!("{x:.4}")),
+            p.ms_per_move.map_or(String::new(), |x| format!("{x:.1}"))
         );
     }
     s
@@ -397,7 +431,7 @@ pub fn html(r: &Report) -> String {
         );
     }
     let _ = writeln!(s, "<h2>Ratings</h2>\n{}", svg_chart(r));
-    let _ = writeln!(s, "<h2>Standings</h2>\n<table><tr><th>rank</th><th>name</th><th>Elo</th><th>±</th><th>games</th><th>wins</th><th>draws</th><th>losses</th><th>score</th><th>draws %</th><th>LOS next</th></tr>");
+    let _ = writeln!(s, "<h2>Standings</h2>\n<table><tr><th>rank</th><th>name</th><th>Elo</th><th>±</th><th>games</th><th>wins</th><th>draws</th><th>losses</th><th>score</th><th>draws %</th><th>LOS next</th><th>ms/move</th></tr>");
     for p in &r.standings {
         let cells: Vec<String> = standing_cells(p)
             .iter()
@@ -437,7 +471,7 @@ pub fn html(r: &Report) -> String {
         pct(r.first_mover_score),
         r.first_mover_games
     );
-    let _ = writeln!(s, "<p><small>Elo: maximum likelihood over all games (Bradley–Terry, draws half), centred on the pool average or the anchor; ± is the 95% interval from the fit's covariance; ≥ marks a lower bound (won every game).</small></p>\n</body></html>");
+    let _ = writeln!(s, "<p><small>Elo: maximum likelihood over all games (Bradley–Terry, draws half), centred on the pool average or the anchor; ± is the 95% interval from the fit's covariance; ≥ marks a lower bound (won every game).</small></p>\n<p><small>{}</small></p>\n</body></html>", esc(MS_PER_MOVE_NOTE));
     s
 }
 
@@ -505,6 +539,8 @@ mod tests {
             opening: vec![],
             duration_ms: 0,
             seed: 0,
+            think_ms: vec![],
+            turns: vec![],
         }
     }
 
@@ -543,5 +579,48 @@ mod tests {
             assert!(j["standings"][0].get(key).is_some(), "{key}");
         }
         assert_eq!(csv(&r).lines().count(), 4);
+    }
+
+    #[test]
+    fn ms_per_move_weighs_every_turn_and_skips_untimed_games() {
+        let players: Vec<String> = ["A", "B", "C"].iter().map(|s| s.to_string()).collect();
+        let timed = |game, a: &str, b: &str, think_ms: Vec<u64>, turns: Vec<u32>| GameLine {
+            think_ms,
+            turns,
+            ..g(game, a, b, None, EndReason::Tie)
+        };
+        let games = vec![
+            timed(1, "A", "B", vec![100, 30], vec![10, 10]),
+            // Colours swapped: A is seat 1 now.
+            timed(2, "B", "A", vec![50, 20], vec![5, 4]),
+            // Recorded before thinking time was: counts for nothing here.
+            g(3, "A", "C", None, EndReason::Tie),
+        ];
+        let ms = ms_per_move(&players, &games);
+        assert_eq!(ms, vec![Some(120.0 / 14.0), Some(80.0 / 15.0), None]);
+
+        let r = build("t", "round-robin", &players, &games, 3, None);
+        let row = |name: &str| r.standings.iter().find(|p| p.name == name).unwrap();
+        assert_eq!(row("A").ms_per_move, ms[0]);
+        assert_eq!(row("C").ms_per_move, None);
+        let md = markdown(&r);
+        assert!(
+            md.contains("| LOS next | ms/move |") && md.contains(MS_PER_MOVE_NOTE),
+            "{md}"
+        );
+        let c_row = md.lines().find(|l| l.contains("| C |")).unwrap();
+        assert!(c_row.ends_with("| — |"), "{c_row}");
+        let a_row = md.lines().find(|l| l.contains("| A |")).unwrap();
+        assert!(a_row.ends_with("| 8.6 |"), "{a_row}");
+        assert!(html(&r).contains("<th>LOS next</th><th>ms/move</th>"));
+        let j = json_value(&r);
+        for p in j["standings"].as_array().unwrap() {
+            assert!(p.get("ms_per_move").is_some(), "{p}");
+        }
+        let csv = csv(&r);
+        assert!(csv.lines().next().unwrap().ends_with(",los_next,ms_per_move"));
+        let b_line = csv.lines().find(|l| l.contains(",B,")).unwrap();
+        assert!(b_line.ends_with(",5.3"), "{b_line}");
+        assert!(csv.lines().find(|l| l.contains(",C,")).unwrap().ends_with(','));
     }
 }

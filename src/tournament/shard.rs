@@ -133,15 +133,17 @@ pub fn merge(dir: &Path) -> Result<(Vec<GameLine>, Vec<PathBuf>), String> {
     Ok((by_game.into_values().map(|(g, _)| g).collect(), paths))
 }
 
-/// Equal but for the wall-clock duration.
+/// Equal but for what the clock measured (duration, thinking time) and the
+/// turn counts beside it, which records written before they existed lack:
+/// the same game recorded by two runs, or by an older c4sim, still agrees.
 fn same_game(a: &GameLine, b: &GameLine) -> bool {
-    GameLine {
+    let untimed = |g: &GameLine| GameLine {
         duration_ms: 0,
-        ..a.clone()
-    } == GameLine {
-        duration_ms: 0,
-        ..b.clone()
-    }
+        think_ms: Vec::new(),
+        turns: Vec::new(),
+        ..g.clone()
+    };
+    untimed(a) == untimed(b)
 }
 
 /// Checks that every state file in `dir` belongs to this tournament.

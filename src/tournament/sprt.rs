@@ -564,6 +564,8 @@ mod tests {
             opening: vec![],
             duration_ms: 0,
             seed: 0,
+            think_ms: vec![],
+            turns: vec![],
         };
         // Game 2 before game 1: nothing counts until the pair is complete.
         assert!(!s.add(&g(2, "B", Some("A"))));

@@ -12,7 +12,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// One game as `games.jsonl` stores it: the `game_over` fields of `--json`
-/// plus players in seat order, opening and duration.
+/// plus players in seat order, opening, duration and seed, and each seat's
+/// thinking time and turns.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameLine {
     pub game: u64,
@@ -24,6 +25,13 @@ pub struct GameLine {
     pub opening: Vec<usize>,
     pub duration_ms: u64,
     pub seed: u64,
+    /// [`GameRecord::think_ms`]. Defaults to empty so a `games.jsonl`
+    /// written before these fields existed still resumes.
+    #[serde(default)]
+    pub think_ms: Vec<u64>,
+    /// [`GameRecord::turns`]; empty in older files, as `think_ms`.
+    #[serde(default)]
+    pub turns: Vec<u32>,
 }
 
 impl From<&GameRecord> for GameLine {
@@ -38,6 +46,8 @@ impl From<&GameRecord> for GameLine {
             opening: r.opening.clone(),
             duration_ms: r.duration_ms,
             seed: r.seed,
+            think_ms: r.think_ms.clone(),
+            turns: r.turns.clone(),
         }
     }
 }
@@ -188,6 +198,8 @@ mod tests {
             opening: vec![],
             duration_ms: 1,
             seed: 9,
+            think_ms: vec![],
+            turns: vec![],
         }
     }
 
@@ -210,5 +222,30 @@ mod tests {
             .contains("--fresh"));
         let (_, done) = Store::open(&d, "fp2", 3, Path::new("y.yaml"), true).unwrap();
         assert!(done.is_empty());
+    }
+
+    #[test]
+    fn a_line_written_before_thinking_time_was_recorded_still_loads() {
+        let old = r#"{"game":1,"result":"win","winner":"Solver","reason":"WIN","moves":[0,0,3],"players":["Solver","Minimax8"],"opening":[0,0],"duration_ms":72070,"seed":6092491164297022655}"#;
+        let g: GameLine = serde_json::from_str(old).unwrap();
+        assert_eq!((g.game, g.duration_ms), (1, 72070));
+        assert!(g.think_ms.is_empty() && g.turns.is_empty());
+        // And a resume reads it among new lines.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("r");
+        std::fs::create_dir_all(&d).unwrap();
+        let new = serde_json::to_string(&GameLine {
+            think_ms: vec![4, 5],
+            turns: vec![1, 0],
+            ..line(2)
+        })
+        .unwrap();
+        fs::write(Store::games_path(&d), format!("{old}\n{new}\n")).unwrap();
+        let (_, done) = Store::open(&d, "fp", 2, Path::new("x.yaml"), false).unwrap();
+        assert_eq!(done.len(), 2);
+        assert_eq!(
+            (done[1].think_ms.clone(), done[1].turns.clone()),
+            (vec![4, 5], vec![1, 0])
+        );
     }
 }

@@ -237,6 +237,8 @@ mod tests {
             },
             seed: 0,
             duration_ms: 0,
+            think_ms: Vec::new(),
+            turns: Vec::new(),
         };
         t.apply(&GameEvent::Over {
             record: rec,

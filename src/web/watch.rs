@@ -216,6 +216,8 @@ mod tests {
             },
             seed: 0,
             duration_ms: 1,
+            think_ms: Vec::new(),
+            turns: Vec::new(),
         };
         w.apply(&GameEvent::Over {
             record,
