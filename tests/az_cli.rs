@@ -5,6 +5,7 @@
 mod common;
 
 use common::{c4sim, events, game_overs, parse_events};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -44,6 +45,32 @@ fn metrics_rows(out: &Path) -> Vec<String> {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     assert!(lines.remove(0).starts_with("iteration,"));
     lines
+}
+
+/// `metrics.csv` as one map per iteration, column name → cell (empty where
+/// not measured), so a test reads a column by name wherever it stands.
+fn metrics_by_name(out: &Path) -> Vec<HashMap<String, String>> {
+    let text = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            assert_eq!(cells.len(), header.len(), "{text}");
+            header
+                .iter()
+                .map(|h| h.to_string())
+                .zip(cells.into_iter().map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+/// A number from a row of [`metrics_by_name`], with the column's name in
+/// the failure.
+fn num(row: &HashMap<String, String>, name: &str) -> f64 {
+    let cell = row.get(name).unwrap_or_else(|| panic!("no column {name}"));
+    cell.parse().unwrap_or_else(|_| panic!("{name}: `{cell}`"))
 }
 
 fn checkpoints(out: &Path) -> Vec<String> {
@@ -317,29 +344,16 @@ fn train_with_eval_accuracy_fills_the_columns_and_the_panel() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&o.stderr));
     assert!(stdout.contains("% with search"), "{stdout}");
-    let text = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let rows = metrics_by_name(&out);
     assert_eq!(rows.len(), 2);
-    let col = |row: &[&str], name: &str| -> f64 {
-        let i = header
-            .iter()
-            .position(|h| *h == name)
-            .unwrap_or_else(|| panic!("no column {name}"));
-        row[i].parse().unwrap_or_else(|_| panic!("{name}: `{}`", row[i]))
-    };
     // The old row reads as not measured; the resumed one is measured.
-    assert_eq!(col(&rows[0], "acc_positions"), 0.0);
-    assert_eq!(
-        rows[0][header.iter().position(|h| *h == "acc_raw_mistakes").unwrap()],
-        ""
-    );
+    assert_eq!(num(&rows[0], "acc_positions"), 0.0);
+    assert_eq!(rows[0]["acc_raw_mistakes"], "");
     let mut last_hours = 0.0;
     for row in &rows[1..] {
-        assert_eq!(col(row, "acc_positions"), 8.0);
+        assert_eq!(num(row, "acc_positions"), 8.0);
         for name in ["acc_raw_mistakes", "acc_mcts_mistakes"] {
-            let p = col(row, name);
+            let p = num(row, name);
             // 8 positions: a rate is a whole number of eighths.
             assert!(
                 (0.0..=1.0).contains(&p) && (p * 8.0 - (p * 8.0).round()).abs() < 1e-3,
@@ -347,11 +361,11 @@ fn train_with_eval_accuracy_fills_the_columns_and_the_panel() {
             );
         }
         for (rate, se) in [("acc_raw_mistakes", "acc_raw_se"), ("acc_mcts_mistakes", "acc_mcts_se")] {
-            let p = col(row, rate);
-            assert!((col(row, se) - (p * (1.0 - p) / 8.0).sqrt()).abs() < 1e-4);
+            let p = num(row, rate);
+            assert!((num(row, se) - (p * (1.0 - p) / 8.0).sqrt()).abs() < 1e-4);
         }
-        assert!(col(row, "acc_s") >= 0.0);
-        let hours = col(row, "hours");
+        assert!(num(row, "acc_s") >= 0.0);
+        let hours = num(row, "hours");
         assert!(hours > 0.0 && hours >= last_hours && hours < 1.0, "hours {hours}");
         last_hours = hours;
     }
@@ -377,15 +391,11 @@ fn exact_value_targets_and_position_averaging_in_a_run() {
     let o = train(&sc, false);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = dir.path().join("out");
-    let text = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = |name: &str| -> u64 { row[header.iter().position(|h| *h == name).unwrap()].parse().unwrap() };
+    let rows = metrics_by_name(&out);
     // On 4×5 (three in a row) the solver proves every position within the
     // budget; averaging then leaves fewer samples than positions labelled.
-    let (exact, kept) = (col("exact_values"), col("positions"));
-    assert!(exact > 0, "{text}");
+    let (exact, kept) = (num(&rows[0], "exact_values"), num(&rows[0], "positions"));
+    assert!(exact > 0.0, "{rows:?}");
     assert!(
         kept < exact,
         "{kept} samples kept of {exact} labelled: the 40 games share their openings"
@@ -408,12 +418,9 @@ fn a_learning_rate_schedule_steps_down_and_is_recorded() {
     let o = train(&sc, false);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = dir.path().join("out");
-    let text = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let lr = header.iter().position(|h| *h == "learning_rate").unwrap();
-    let rates: Vec<String> = lines.map(|l| l.split(',').nth(lr).unwrap().to_string()).collect();
-    assert_eq!(rates, ["0.002", "0.002", "0.0005"], "{text}");
+    let rows = metrics_by_name(&out);
+    let rates: Vec<&str> = rows.iter().map(|r| r["learning_rate"].as_str()).collect();
+    assert_eq!(rates, ["0.002", "0.002", "0.0005"]);
     let resolved = std::fs::read_to_string(out.join("scenario.resolved.yaml")).unwrap();
     assert!(resolved.contains("learning_rate_schedule:"), "{resolved}");
     assert!(resolved.contains("from: 3"), "{resolved}");
