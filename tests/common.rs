@@ -65,10 +65,15 @@ pub fn alive(pid: i32) -> bool {
     }
 }
 
+/// A tournament's `report.json` in `dir`, parsed.
+pub fn report_json(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap()
+}
+
 /// A tournament's `report.json` without what the clock measured (each
 /// standing's `ms_per_move`): two runs of the same games agree on the rest.
 pub fn report_without_time(dir: &Path) -> Value {
-    let mut r: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let mut r = report_json(dir);
     for p in r["standings"].as_array_mut().unwrap() {
         p.as_object_mut().unwrap().remove("ms_per_move").expect("ms_per_move");
     }

@@ -14,10 +14,6 @@ fn yaml(dir: &Path, tournament: &str, players: &str) -> String {
     )
 }
 
-fn report_json(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap()
-}
-
 /// Runs `c4sim ARGS...` on a scenario file; returns (exit code, stdout, stderr).
 fn c4(args: &[&str]) -> (i32, String, String) {
     let out = c4sim().args(args).timeout(Duration::from_secs(120)).output().unwrap();

@@ -17,24 +17,24 @@ fn tournament_yaml(dir: &Path, extra: &str, players: &str) -> String {
 
 const FOUR: &str = "  - {kind: minimax, depth: 4, name: Deep}\n  - {kind: minimax, depth: 2, name: Shallow}\n  - {kind: random, name: Random}\n  - {kind: leftmost, name: Leftmost}\n";
 
-fn report_json(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap()
+/// games.jsonl's lines, parsed, in file order.
+fn games(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("games.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// games.jsonl sorted by game number, without the wall-clock durations and
 /// thinking times (the turn counts stay: they are the game's own).
 fn games_without_time(dir: &Path) -> Vec<Value> {
-    let mut v: Vec<Value> = std::fs::read_to_string(dir.join("games.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let mut g: Value = serde_json::from_str(l).unwrap();
-            let o = g.as_object_mut().unwrap();
-            o.remove("duration_ms");
-            o.remove("think_ms").expect("think_ms");
-            g
-        })
-        .collect();
+    let mut v = games(dir);
+    for g in &mut v {
+        let o = g.as_object_mut().unwrap();
+        o.remove("duration_ms");
+        o.remove("think_ms").expect("think_ms");
+    }
     v.sort_by_key(|g| g["game"].as_u64());
     v
 }
@@ -70,11 +70,7 @@ fn round_robin_of_four_players_with_four_games_per_pair() {
     }
     let order: Vec<&str> = st.iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(&order[..2], ["Deep", "Shallow"], "{order:?}");
-    let games: Vec<Value> = std::fs::read_to_string(dir.path().join("games.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let games = games(dir.path());
     assert_eq!(games.len(), 24);
     // Each seat's thinking time and turns; these bots never answer illegally,
     // so every move after the opening is exactly one turn.
