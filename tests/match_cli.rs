@@ -153,6 +153,40 @@ fn human_end_of_input_forfeits() {
 }
 
 #[test]
+fn quit_is_a_resignation_in_words_and_in_the_record() {
+    let sc = scenario("render: ascii\nplayers: [{kind: leftmost}, {name: Bob, kind: human}]\n");
+    let out = c4sim()
+        .args(["run", sc.path.to_str().unwrap()])
+        .write_stdin("quit\n")
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.contains("Game over! X Red (leftmost) wins — O Yellow (Bob) resigned (FORFEIT)"),
+        "{text}"
+    );
+    assert!(!text.contains("could not move"), "{text}");
+    // In JSON the reason stays FORFEIT (rules.md) and `resigned` names who did;
+    // end of input is no resignation and carries none.
+    let json = |stdin: &str| {
+        let out = c4sim()
+            .args(["run", sc.path.to_str().unwrap(), "--json"])
+            .write_stdin(stdin.to_string())
+            .assert()
+            .success();
+        game_overs(&parse_events(&out.get_output().stdout))[0].clone()
+    };
+    let over = json("quit\n");
+    assert_eq!(
+        (&over["reason"], &over["resigned"]),
+        (&"FORFEIT".into(), &serde_json::json!(["Bob"]))
+    );
+    let over = json("");
+    assert_eq!(over["reason"], "FORFEIT");
+    assert!(over.get("resigned").is_none(), "{over}");
+}
+
+#[test]
 fn every_renderer_draws_the_board() {
     let yaml =
         |look: &str| format!("render: {look}\ncolor: always\nplayers: [{{kind: leftmost}}, {{kind: rightmost}}]\n");

@@ -164,10 +164,12 @@ async fn hostile_messages_get_errors_and_leave_other_games_alone() {
     .await;
     assert_eq!(error_code(&mut b).await, "stale");
     send(&mut b, json!({"t": "resign", "d": {"id": bg["d"]["id"]}})).await;
-    until(&mut b, "the resignation", |m| {
+    let resigned = until(&mut b, "the resignation", |m| {
         m["t"] == "game" && m["d"]["over"] == true
     })
     .await;
+    assert_eq!(resigned["d"]["result"]["text"], "You resigned: leftmost wins");
+    assert_eq!(resigned["d"]["result"]["reason"], "FORFEIT");
     send(&mut b, json!({"t": "move", "d": {"id": bg["d"]["id"], "col": 0}})).await;
     assert_eq!(error_code(&mut b).await, "game_over");
     // Flood: past the burst, `rate` errors; past the strikes, hung up.

@@ -15,6 +15,9 @@ pub enum Reply {
     Thinking(crate::game::Answer, String),
     /// The player cannot move any more (crashed, exited, end of input).
     Gone(String),
+    /// The player resigned (a person's `quit`, the page's Resign button, a
+    /// lobby client's `resign`): FORFEIT, worded as a resignation.
+    Resign,
 }
 
 /// Referee → player: choose a move on this copy of the board.
@@ -143,6 +146,8 @@ pub enum GameEvent {
         seat: usize,
         name: String,
         reason: EndReason,
+        /// The seat resigned (its reason is FORFEIT).
+        resigned: bool,
     },
     Over {
         record: GameRecord,

@@ -145,7 +145,7 @@ async fn ask_human(h: &mut HumanSeat, name: &str, view: &TurnView, abandon: &Not
         }
         match parse_line(&line, cols) {
             Typed::Nothing => continue,
-            Typed::Resign => return Reply::Gone("resigned".into()),
+            Typed::Resign => return Reply::Resign,
             Typed::Answer(a) => return Reply::Answer(a),
         }
     }

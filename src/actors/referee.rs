@@ -101,6 +101,10 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
                 tracing::info!("{} forfeits: {why}", s.name);
                 game.eliminate(seat, EndReason::Forfeit)
             }
+            Some(Ok(Reply::Resign)) => {
+                tracing::info!("{} resigns", s.name);
+                game.resign(seat)
+            }
             Some(Ok(Reply::Answer(a))) => game.submit(a),
             Some(Ok(Reply::Thinking(a, n))) => {
                 note = Some(n);
@@ -153,6 +157,7 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
                             seat,
                             name: names[seat].clone(),
                             reason,
+                            resigned: game.has_resigned(seat),
                         },
                     )
                     .await;

@@ -80,8 +80,14 @@ impl Renderer {
             } => {
                 format!("{}\n", look.illegal_line(*seat, name, refusal, *tries_left))
             }
-            GameEvent::Out { seat, name, reason, .. } => {
-                format!("{}\n", look.out_line(*seat, name, *reason))
+            GameEvent::Out {
+                seat,
+                name,
+                reason,
+                resigned,
+                ..
+            } => {
+                format!("{}\n", look.out_line(*seat, name, *reason, *resigned))
             }
             GameEvent::Over { record, .. } if quiet => {
                 format!(
@@ -173,15 +179,40 @@ impl JsonWriter {
             } => json!({
                 "event": "illegal_move", "game": game, "player": name, "reason": refusal.describe(0), "tries_left": tries_left
             }),
-            GameEvent::Out { game, name, reason, .. } => json!({
-                "event": "player_out", "game": game, "player": name, "reason": reason
-            }),
-            GameEvent::Over { record, .. } => json!({
-                "event": "game_over", "game": record.game, "result": record.result_word(), "winner": record.winner_name(),
-                "reason": record.outcome.reason, "moves": record.moves, "players": record.players,
-                "opening": record.opening, "duration_ms": record.duration_ms,
-                "think_ms": record.think_ms, "turns": record.turns
-            }),
+            GameEvent::Out {
+                game,
+                name,
+                reason,
+                resigned,
+                ..
+            } => {
+                let mut v = json!({
+                    "event": "player_out", "game": game, "player": name, "reason": reason
+                });
+                if *resigned {
+                    v["resigned"] = true.into();
+                }
+                v
+            }
+            GameEvent::Over { record, .. } => {
+                let mut v = json!({
+                    "event": "game_over", "game": record.game, "result": record.result_word(), "winner": record.winner_name(),
+                    "reason": record.outcome.reason, "moves": record.moves, "players": record.players,
+                    "opening": record.opening, "duration_ms": record.duration_ms,
+                    "think_ms": record.think_ms, "turns": record.turns
+                });
+                // Who resigned, by name, only where someone did: FORFEIT alone reads as a crash.
+                if !record.outcome.resigned.is_empty() {
+                    let names: Vec<&str> = record
+                        .outcome
+                        .resigned
+                        .iter()
+                        .map(|&s| record.players[s].as_str())
+                        .collect();
+                    v["resigned"] = names.into();
+                }
+                v
+            }
             GameEvent::Summary { tallies } => json!({
                 "event": "summary",
                 "players": tallies.iter().map(|t| json!({"name": t.name, "wins": t.wins, "draws": t.draws, "losses": t.losses})).collect::<Vec<_>>()

@@ -64,17 +64,20 @@ pub enum Refusal {
 
 impl Refusal {
     /// The reason with columns numbered from `base` (0 for machines, 1 for people).
+    /// Counted in `i128`, so any column a message can carry (`i64::MAX`
+    /// included) is shown as the number it is, never wrapped.
     pub fn describe(&self, base: i64) -> String {
+        let shown = |column: i128| column + base as i128;
         match self {
             Refusal::OutOfRange { column, cols } => {
                 format!(
                     "column {} is out of range ({} to {})",
-                    column + base,
+                    shown(*column as i128),
                     base,
-                    *cols as i64 - 1 + base
+                    shown(*cols as i128 - 1)
                 )
             }
-            Refusal::ColumnFull { column } => format!("column {} is full", *column as i64 + base),
+            Refusal::ColumnFull { column } => format!("column {} is full", shown(*column as i128)),
             Refusal::Malformed(why) => why.clone(),
         }
     }
@@ -99,6 +102,11 @@ pub struct Outcome {
     pub reason: EndReason,
     /// Seats knocked out before the end, with their reasons, in order.
     pub eliminated: Vec<(usize, EndReason)>,
+    /// Seats that resigned (a person's `quit`, the page's Resign, a lobby
+    /// client's `resign`). Their end reason stays FORFEIT, as rules.md says;
+    /// this is what lets people read "resigned" instead of "could not move".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resigned: Vec<usize>,
 }
 
 /// What one step of the state machine did.
@@ -133,6 +141,7 @@ pub struct Game {
     invalid_this_turn: u32,
     max_invalid: u32,
     eliminated: Vec<(usize, EndReason)>,
+    resigned: Vec<usize>,
     outcome: Option<Outcome>,
 }
 
@@ -148,6 +157,7 @@ impl Game {
             invalid_this_turn: 0,
             max_invalid: max_invalid.max(1),
             eliminated: Vec::new(),
+            resigned: Vec::new(),
             outcome: None,
         }
     }
@@ -251,11 +261,25 @@ impl Game {
         Step::Eliminated { seat, reason }
     }
 
+    /// The seat resigns: out with FORFEIT, remembered as a resignation.
+    pub fn resign(&mut self, seat: usize) -> Step {
+        if self.outcome.is_none() && self.active[seat] {
+            self.resigned.push(seat);
+        }
+        self.eliminate(seat, EndReason::Forfeit)
+    }
+
+    /// Whether `seat` resigned (rather than crashed, left or timed out).
+    pub fn has_resigned(&self, seat: usize) -> bool {
+        self.resigned.contains(&seat)
+    }
+
     fn finish(&mut self, winner: Option<usize>, reason: EndReason) {
         self.outcome = Some(Outcome {
             winner,
             reason,
             eliminated: self.eliminated.clone(),
+            resigned: self.resigned.clone(),
         });
     }
 
@@ -277,6 +301,47 @@ mod tests {
         for &c in cols {
             g.submit(Answer::Column(c));
         }
+    }
+
+    #[test]
+    fn a_resignation_is_a_forfeit_that_says_so() {
+        let mut g = Game::new(BoardConfig::default(), 3, DEFAULT_MAX_INVALID);
+        assert_eq!(
+            g.resign(1),
+            Step::Eliminated {
+                seat: 1,
+                reason: EndReason::Forfeit
+            }
+        );
+        assert!(g.has_resigned(1) && !g.has_resigned(0));
+        g.eliminate(0, EndReason::Forfeit);
+        let o = g.outcome().unwrap();
+        assert_eq!((o.winner, o.reason), (Some(2), EndReason::Forfeit));
+        assert_eq!(o.resigned, vec![1]);
+        // Old records (without the field) still load; a game without one writes none.
+        let old: Outcome = serde_json::from_str(r#"{"winner":0,"reason":"WIN","eliminated":[]}"#).unwrap();
+        assert!(old.resigned.is_empty());
+        assert!(!serde_json::to_string(&old).unwrap().contains("resigned"));
+    }
+
+    #[test]
+    fn refusals_show_the_column_as_sent_however_large() {
+        let out = |column| Refusal::OutOfRange { column, cols: 7 };
+        assert_eq!(out(7).describe(1), "column 8 is out of range (1 to 7)");
+        assert_eq!(out(-1).describe(0), "column -1 is out of range (0 to 6)");
+        assert_eq!(
+            out(i64::MAX).describe(1),
+            "column 9223372036854775808 is out of range (1 to 7)"
+        );
+        assert_eq!(
+            out(i64::MIN).describe(1),
+            "column -9223372036854775807 is out of range (1 to 7)"
+        );
+        assert_eq!(
+            out(i64::MIN).describe(0),
+            "column -9223372036854775808 is out of range (0 to 6)"
+        );
+        assert_eq!(Refusal::ColumnFull { column: 2 }.describe(1), "column 3 is full");
     }
 
     #[test]

@@ -340,6 +340,10 @@ async fn answer(
             tracing::info!("{}: leaves {match_id}: {why}", c.name);
             c.send(Some(&match_id), Method::GameLeave, None, Pending::Leave).await
         }
+        Reply::Resign => {
+            tracing::info!("{}: resigns {match_id}", c.name);
+            c.send(Some(&match_id), Method::GameLeave, None, Pending::Leave).await
+        }
     }
 }
 
@@ -502,11 +506,13 @@ async fn handle_line(
                 };
                 if let Some(seat) = text(&body, "player").and_then(|p| m.names.iter().position(|n| n == p)) {
                     m.active[seat] = false;
+                    let reason = text(&body, "reason").unwrap_or("");
                     let ev = GameEvent::Out {
                         game: c.number,
                         seat,
                         name: m.names[seat].clone(),
-                        reason: end_reason_of(text(&body, "reason").unwrap_or("")),
+                        reason: end_reason_of(reason),
+                        resigned: reason == "resigned",
                     };
                     c.show.render(&ev);
                 }

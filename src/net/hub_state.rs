@@ -1118,6 +1118,7 @@ mod tests {
                 winner,
                 reason: EndReason::Win,
                 eliminated: Vec::new(),
+                resigned: Vec::new(),
             },
             seed: 0,
             duration_ms: 5,

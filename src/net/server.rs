@@ -107,6 +107,7 @@ impl Hub {
                     if let Some(tx) = self.asks.remove(&(match_id, seat)) {
                         let _ = tx.send(match answer {
                             SeatAnswer::Column(c) => Reply::Answer(Answer::Column(c)),
+                            SeatAnswer::Gone("resigned") => Reply::Resign,
                             SeatAnswer::Gone(why) => Reply::Gone(why.into()),
                         });
                     }
@@ -261,6 +262,7 @@ impl Handler<SeatAsk> for Hub {
     fn handle(&mut self, msg: SeatAsk, ctx: &mut Context<Self>) -> Self::Result {
         let effects = match self.state.seat_asked(&msg.match_id, msg.seat) {
             Ok(effects) => effects,
+            Err("resigned") => return Box::pin(ready(Reply::Resign)),
             Err(why) => return Box::pin(ready(Reply::Gone(why.into()))),
         };
         let (tx, rx) = oneshot::channel();

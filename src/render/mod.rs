@@ -186,8 +186,12 @@ impl Look {
         format!("✗ {}: {} — {left}", self.seat_label(seat, name), why.describe(1))
     }
 
-    pub fn out_line(&self, seat: usize, name: &str, reason: EndReason) -> String {
-        format!("{} is out: {}", self.seat_label(seat, name), reason_words(reason))
+    pub fn out_line(&self, seat: usize, name: &str, reason: EndReason, resigned: bool) -> String {
+        format!(
+            "{} is out: {}",
+            self.seat_label(seat, name),
+            out_words(reason, resigned)
+        )
     }
 
     pub fn game_over(&self, outcome: &Outcome, names: &[String], moves: usize) -> String {
@@ -202,11 +206,21 @@ impl Look {
                     "Game over! {} wins — {} {} ({})",
                     self.seat_label(w, &names[w]),
                     self.seat_label(loser, &names[loser]),
-                    reason_words(outcome.reason),
+                    out_words(outcome.reason, outcome.resigned.contains(&loser)),
                     outcome.reason
                 )
             }
         }
+    }
+}
+
+/// Why a seat went out, in words: a resignation says so (its reason is
+/// FORFEIT, which otherwise means the player could not move).
+pub fn out_words(r: EndReason, resigned: bool) -> &'static str {
+    if resigned {
+        "resigned"
+    } else {
+        reason_words(r)
     }
 }
 
@@ -295,15 +309,39 @@ mod tests {
             winner: Some(0),
             reason: EndReason::Win,
             eliminated: vec![],
+            resigned: vec![],
         };
         assert_eq!(
             look.game_over(&win, &names, 7),
             "Game over! 🔴 Red (A) wins in 7 moves!"
         );
+        let resigned = Outcome {
+            winner: Some(1),
+            reason: EndReason::Forfeit,
+            eliminated: vec![(0, EndReason::Forfeit)],
+            resigned: vec![0],
+        };
+        assert_eq!(
+            look.game_over(&resigned, &names, 3),
+            "Game over! 🟡 Yellow (B) wins — 🔴 Red (A) resigned (FORFEIT)"
+        );
+        let crashed = Outcome {
+            resigned: vec![],
+            ..resigned
+        };
+        assert_eq!(
+            look.game_over(&crashed, &names, 3),
+            "Game over! 🟡 Yellow (B) wins — 🔴 Red (A) could not move (gone) (FORFEIT)"
+        );
+        assert_eq!(
+            look.out_line(2, "C", EndReason::Forfeit, true),
+            "🔵 Blue (C) is out: resigned"
+        );
         let tie = Outcome {
             winner: None,
             reason: EndReason::Tie,
             eliminated: vec![],
+            resigned: vec![],
         };
         assert_eq!(
             look.game_over(&tie, &names, 42),

@@ -110,7 +110,7 @@ impl PlayHub {
             g.resigned = true;
             if let Some(tx) = g.pending.take() {
                 g.table.set_your_turn(false);
-                let _ = tx.send(Reply::Gone("resigned".into()));
+                let _ = tx.send(Reply::Resign);
             }
         }
     }
@@ -355,7 +355,7 @@ impl Handler<YourTurn> for PlayHub {
             return Box::pin(std::future::ready(Reply::Gone("the game was dropped".into())));
         };
         if g.resigned {
-            return Box::pin(std::future::ready(Reply::Gone("resigned".into())));
+            return Box::pin(std::future::ready(Reply::Resign));
         }
         let (tx, rx) = oneshot::channel();
         g.pending = Some(tx);

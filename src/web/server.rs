@@ -2,22 +2,30 @@
 //! WebSocket, one task per page. The task checks what a page sends (size,
 //! rate, shape) before any hub sees it, and carries the hubs' messages back.
 
+use super::frames::{FrameCheck, Violation};
 use super::play::{Connect, Disconnect, FromPage, PlayHub};
 use super::proto::{self, ClientMsg, ErrorCode, ProtoError, RateLimiter};
 use super::watch::{Subscribe, Unsubscribe, WatchHub};
 use actix::Addr;
+use actix_web::error::PayloadError;
 use actix_web::http::header;
-use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
-use actix_ws::{AggregatedMessage, CloseCode, CloseReason};
-use futures_util::StreamExt;
+use actix_web::web::Bytes;
+use actix_web::{web, App, FromRequest, HttpRequest, HttpResponse, HttpServer};
+use actix_ws::{AggregatedMessage, CloseCode, CloseReason, ProtocolError};
+use futures_util::{Stream, StreamExt};
+use std::cell::RefCell;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
-/// The largest WebSocket frame read at all; past it the connection is
-/// closed (code 1009). Messages between [`proto::MAX_MESSAGE`] and this
-/// get an error back and the connection stays.
+/// The largest WebSocket frame (and fragmented message) read at all; a
+/// header announcing more closes the connection (code 1009) before any of
+/// it is buffered. Messages between [`proto::MAX_MESSAGE`] and this get an
+/// error back and the connection stays.
 pub const MAX_FRAME: usize = 16 * 1024;
 /// Messages a page may send at once, and per second after that: a person
 /// clicks a few times a second at most.
@@ -61,14 +69,76 @@ async fn ws(req: HttpRequest, body: web::Payload, hubs: web::Data<Hubs>) -> acti
     if !proto::origin_allowed(text(header::ORIGIN), text(header::HOST)) {
         return Ok(HttpResponse::Forbidden().body("this page's WebSocket takes connections from its own page only"));
     }
+    let verdict = Rc::new(RefCell::new(None));
+    let checked = Checked {
+        inner: body,
+        check: FrameCheck::new(MAX_FRAME),
+        verdict: verdict.clone(),
+    };
+    let payload: Pin<Box<dyn Stream<Item = Result<Bytes, PayloadError>>>> = Box::pin(checked);
+    let mut checked = actix_web::dev::Payload::Stream { payload };
+    let body = web::Payload::from_request(&req, &mut checked).await?;
     let (res, session, stream) = actix_ws::handle(&req, body)?;
     let stream = stream
         .max_frame_size(MAX_FRAME)
         .aggregate_continuations()
         .max_continuation_size(MAX_FRAME);
     let conn = hubs.next.fetch_add(1, Ordering::Relaxed);
-    actix_web::rt::spawn(connection(conn, session, stream, hubs.get_ref().clone()));
+    actix_web::rt::spawn(connection(conn, session, stream, verdict, hubs.get_ref().clone()));
     Ok(res)
+}
+
+/// The WebSocket's incoming bytes, each chunk read by [`FrameCheck`] before
+/// actix-ws buffers it: on a violation the stream fails at once (and says
+/// why in `verdict`), so no client can make the server hold a frame's
+/// announced length. Valid traffic passes through untouched.
+struct Checked {
+    inner: web::Payload,
+    check: FrameCheck,
+    verdict: Rc<RefCell<Option<Violation>>>,
+}
+
+impl Stream for Checked {
+    type Item = Result<Bytes, PayloadError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.verdict.borrow().is_some() {
+            return Poll::Ready(None);
+        }
+        match Pin::new(&mut self.inner).poll_next(cx) {
+            Poll::Ready(Some(Ok(bytes))) => match self.check.feed(&bytes) {
+                Ok(()) => Poll::Ready(Some(Ok(bytes))),
+                Err(v) => {
+                    let e = std::io::Error::new(std::io::ErrorKind::InvalidData, v.clone());
+                    *self.verdict.borrow_mut() = Some(v);
+                    Poll::Ready(Some(Err(PayloadError::Io(e))))
+                }
+            },
+            other => other,
+        }
+    }
+}
+
+/// Why a stream error ends the connection: the frame check's verdict when it
+/// has one, else what the codec found after the frame was read.
+fn violation(found: Option<Violation>, e: &ProtocolError) -> Violation {
+    if let Some(v) = found {
+        return v;
+    }
+    match e {
+        ProtocolError::Overflow => Violation::TooLarge {
+            announced: MAX_FRAME as u64 + 1,
+            limit: MAX_FRAME,
+        },
+        ProtocolError::Io(io)
+            if io
+                .get_ref()
+                .is_some_and(|inner| inner.downcast_ref::<std::str::Utf8Error>().is_some()) =>
+        {
+            Violation::InvalidUtf8
+        }
+        other => Violation::Protocol(other.to_string()),
+    }
 }
 
 /// One page's connection, until either side closes it.
@@ -76,6 +146,7 @@ async fn connection(
     conn: u64,
     mut session: actix_ws::Session,
     mut stream: actix_ws::AggregatedMessageStream,
+    verdict: Rc<RefCell<Option<Violation>>>,
     hubs: Hubs,
 ) {
     let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(OUTBOX);
@@ -115,10 +186,21 @@ async fn connection(
                     Some(Ok(AggregatedMessage::Pong(_))) => None,
                     Some(Ok(AggregatedMessage::Close(_))) | None => break,
                     Some(Err(e)) => {
-                        // A frame over MAX_FRAME or a broken frame: say why, then hang up.
-                        let e = ProtoError::new(ErrorCode::TooLarge, format!("unreadable frame: {e}"));
-                        let _ = session.text(e.encode()).await;
-                        close = Some(CloseReason { code: CloseCode::Size, description: Some("frame too large".into()) });
+                        // A frame over MAX_FRAME or one no client may send:
+                        // say why, then hang up with the code that says what happened.
+                        let v = violation(verdict.borrow_mut().take(), &e);
+                        let (code, close_code) = match v {
+                            Violation::TooLarge { .. } => (ErrorCode::TooLarge, CloseCode::Size),
+                            Violation::Protocol(_) => (ErrorCode::Malformed, CloseCode::Protocol),
+                            Violation::InvalidUtf8 => (ErrorCode::Malformed, CloseCode::Invalid),
+                        };
+                        let _ = session.text(ProtoError::new(code, v.describe()).encode()).await;
+                        // A close frame's reason has room for 123 bytes.
+                        let mut why = v.describe();
+                        while why.len() > 120 {
+                            why.pop();
+                        }
+                        close = Some(CloseReason { code: close_code, description: Some(why) });
                         break;
                     }
                 };

@@ -105,8 +105,10 @@ impl Table {
                 r => format!("You win ({} {})", name(1 - you.min(1)), r.as_str()),
             },
             (Some(w), Some(you)) => {
-                if o.eliminated.iter().any(|(s, r)| *s == you && *r == EndReason::Forfeit) {
+                if o.resigned.contains(&you) {
                     format!("You resigned: {} wins", name(w))
+                } else if o.eliminated.iter().any(|(s, r)| *s == you && *r == EndReason::Forfeit) {
+                    format!("You left the game: {} wins", name(w))
                 } else {
                     format!("{} wins", name(w))
                 }
@@ -218,6 +220,26 @@ mod tests {
     }
 
     #[test]
+    fn a_resignation_reads_as_one_and_leaving_does_not() {
+        let mut t = Table::new(
+            "g1".into(),
+            vec!["You".into(), "Leftmost".into()],
+            Some(0),
+            BoardConfig::default(),
+        );
+        let out = |resigned: Vec<usize>| Outcome {
+            winner: Some(1),
+            reason: EndReason::Forfeit,
+            eliminated: vec![(0, EndReason::Forfeit)],
+            resigned,
+        };
+        t.outcome = Some(out(vec![0]));
+        assert_eq!(t.result_text().unwrap(), "You resigned: Leftmost wins");
+        t.outcome = Some(out(vec![]));
+        assert_eq!(t.result_text().unwrap(), "You left the game: Leftmost wins");
+    }
+
+    #[test]
     fn a_game_becomes_the_json_the_page_draws() {
         let cfg = BoardConfig::default();
         let mut t = Table::new("g1".into(), vec!["You".into(), "Leftmost".into()], Some(0), cfg);
@@ -234,6 +256,7 @@ mod tests {
                 winner: Some(0),
                 reason: EndReason::Win,
                 eliminated: vec![],
+                resigned: vec![],
             },
             seed: 0,
             duration_ms: 0,

@@ -213,6 +213,7 @@ mod tests {
                 winner: Some(1),
                 reason: EndReason::Forfeit,
                 eliminated: vec![(0, EndReason::Forfeit)],
+                resigned: vec![],
             },
             seed: 0,
             duration_ms: 1,
