@@ -27,9 +27,23 @@ enum Command {
         /// One JSON object per event on standard output instead of the board.
         #[arg(long)]
         json: bool,
-        /// Tournaments: start over instead of resuming from the report directory.
+        /// Tournaments and training: start over instead of resuming (a tournament's report
+        /// directory, a training run's `out`: its checkpoints, networks and workers' files).
         #[arg(long)]
         fresh: bool,
+        /// Tournaments and training: write the run here instead of the scenario's
+        /// `report.dir` / `train.out`.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Training across processes or machines sharing `out` (docs/distributed.md):
+        /// `trainer` trains on the workers' game files and publishes networks; `selfplay`
+        /// plays games with the newest network and writes them. Without it, one process does both.
+        #[arg(long, value_name = "ROLE", value_parser = ["trainer", "selfplay"])]
+        role: Option<String>,
+        /// With `--role selfplay`: this worker's name, its folder under `out/selfplay/`
+        /// (default: the machine's name and the process id).
+        #[arg(long, value_name = "NAME")]
+        worker: Option<String>,
         /// Tournaments: play only shard K of N (games numbered g ≡ K mod N), recorded in the
         /// shard's own file; merge with `c4sim report FILE`.
         #[arg(long, value_name = "K/N", value_parser = c4sim::tournament::shard::Shard::parse)]
@@ -233,9 +247,23 @@ fn main() -> ExitCode {
             file,
             json,
             fresh,
+            out,
+            role,
+            worker,
             shard,
             web,
-        } => run(&file, json, fresh, shard, web),
+        } => run(
+            &file,
+            RunFlags {
+                json,
+                fresh,
+                out,
+                role,
+                worker,
+                shard,
+                web,
+            },
+        ),
         Command::Web {
             bind,
             player,
@@ -307,20 +335,68 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-fn run(
-    file: &std::path::Path,
+/// `c4sim run`'s flags beside the file.
+struct RunFlags {
     json: bool,
     fresh: bool,
+    out: Option<PathBuf>,
+    role: Option<String>,
+    worker: Option<String>,
     shard: Option<c4sim::tournament::shard::Shard>,
     web: Option<std::net::SocketAddr>,
-) -> u8 {
-    let sc = match scenario::load(file) {
+}
+
+fn run(file: &std::path::Path, flags: RunFlags) -> u8 {
+    let RunFlags {
+        json,
+        fresh,
+        out,
+        role,
+        worker,
+        shard,
+        web,
+    } = flags;
+    let mut sc = match scenario::load(file) {
         Ok(sc) => sc,
         Err(e) => {
             eprintln!("{e}");
             return 2;
         }
     };
+    if let Some(dir) = out {
+        match sc.mode {
+            Mode::Train => sc.train.get_or_insert_with(Default::default).out = Some(dir),
+            Mode::Tournament => sc.report.get_or_insert_with(Default::default).dir = Some(dir),
+            _ => {
+                eprintln!(
+                    "{}: --out names where a tournament or a training run writes",
+                    file.display()
+                );
+                return 2;
+            }
+        }
+    }
+    if (role.is_some() || worker.is_some()) && sc.mode != Mode::Train {
+        eprintln!("{}: --role and --worker split a `mode: train` run only", file.display());
+        return 2;
+    }
+    if worker.is_some() && role.as_deref() != Some("selfplay") {
+        eprintln!("{}: --worker names a `--role selfplay` worker", file.display());
+        return 2;
+    }
+    if sc.mode == Mode::Train && fresh {
+        if role.as_deref() == Some("selfplay") {
+            eprintln!(
+                "{}: --fresh starts a run over: give it to the trainer (or a single-process run), not to a worker",
+                file.display()
+            );
+            return 2;
+        }
+        if let Err(e) = c4sim::train::exchange::start_over(&sc) {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    }
     if shard.is_some() && sc.mode != Mode::Tournament {
         eprintln!("{}: --shard splits a `mode: tournament` run only", file.display());
         return 2;
@@ -344,7 +420,11 @@ fn run(
             },
         },
         Mode::Match => run_match_mode(&sc, json),
-        Mode::Train => c4sim::train::run_train(&sc, json),
+        Mode::Train => match role.as_deref() {
+            None => c4sim::train::run_train(&sc, json),
+            Some("trainer") => c4sim::train::run_train_as(&sc, json, c4sim::train::Role::Trainer),
+            _ => c4sim::train::run_worker(&sc, worker, json),
+        },
         Mode::Serve => match web {
             None => c4sim::net::run_serve(&sc, json),
             Some(bind) => c4sim::web::watch_in_thread(bind, "Lobby matches".into(), "lobby", None)

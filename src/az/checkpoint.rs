@@ -372,4 +372,15 @@ pub struct Row {
     /// The iteration's learning rate (`optimizer.learning_rate_schedule`);
     /// `None` before training starts, and in checkpoints older than it.
     pub learning_rate: Option<f64>,
+    /// A distributed trainer's intake (`--role trainer`; 0 in a
+    /// single-process run): workers whose files it took this iteration,
+    /// files taken, positions dropped as stale (`distributed.max_lag`),
+    /// files set aside, the mean age in iterations of the networks that
+    /// played the kept positions, and the seconds the workers spent on them.
+    pub workers: u32,
+    pub files: u64,
+    pub stale: u64,
+    pub rejected: u64,
+    pub mean_lag: f64,
+    pub worker_s: f64,
 }

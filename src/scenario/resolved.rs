@@ -276,6 +276,18 @@ fn train_value(t: &TrainSettings) -> Value {
     if let Some(out) = &t.out {
         push(&mut v, "out", path(out));
     }
+    // Only where given: a single-process run resolves as it always did.
+    let d = &t.distributed;
+    if *d != train::DistributedSettings::default() {
+        let dist = map([
+            ("positions_per_iteration", Value::from(d.positions_per_iteration)),
+            ("max_lag", Value::from(d.max_lag)),
+            ("games_per_batch", Value::from(d.games_per_batch)),
+            ("max_backlog", Value::from(d.max_backlog)),
+            ("worker_threads", Value::from(d.worker_threads)),
+        ]);
+        push(&mut v, "distributed", dist);
+    }
     v
 }
 
@@ -348,7 +360,10 @@ mod tests {
         assert_eq!(a, b);
         let (a, b) = round_trip("mode: train\ntrain: {eval: {accuracy: {}}}\n");
         assert_eq!(a, b);
+        assert_eq!(a, b);
         assert!(to_yaml(&b).contains("set: begin+middle"), "{}", to_yaml(&b));
+        let (a, b) = round_trip("mode: train\ntrain: {distributed: {max_lag: 1, games_per_batch: 4}}\n");
+        assert_eq!(b.clone().train.unwrap().distributed.games_per_batch, 4);
         let (a, b) = round_trip(
             "mode: train\ntrain: {eval: {accuracy: {set: middle-hard+end, positions: 12, simulations: 9, file: s.jsonl}}}\n",
         );

@@ -47,6 +47,11 @@
 //! | `device` | `auto` \| `cpu` \| `cuda` \| `metal` | `auto` |
 //! | `out` | path (relative to the current directory) | `models/<scenario file name>` |
 //! | `resume` | `true` \| `false`: continue from the last checkpoint in `out`; `false` starts over | `true` |
+//! | `distributed.positions_per_iteration` *(c4sim)* | whole number ≥ 0: with `--role trainer`, new positions from the workers' files that make one iteration; 0 = the games of `self_play.games_per_iteration` | `0` |
+//! | `distributed.max_lag` *(c4sim)* | whole number ≥ 0: positions played by a network more than this many iterations older than the trainer's are dropped (and counted) | `3` |
+//! | `distributed.games_per_batch` *(c4sim)* | whole number ≥ 1: games a `--role selfplay` worker plays with one network before it writes them as one file and looks for a newer network | `32` |
+//! | `distributed.max_backlog` *(c4sim)* | whole number ≥ 1: batches a worker may have written that the trainer has not taken yet; past it the worker waits, so workers never play far ahead with an old network | `4` |
+//! | `distributed.worker_threads` *(c4sim)* | whole number ≥ 0: a worker's self-play threads; 0 = one per core it may use | `0` |
 
 use super::players::parse_one_entry;
 use super::tree::Node;
@@ -177,6 +182,31 @@ pub struct EvalSettings {
     pub accuracy: Option<AccuracySettings>,
 }
 
+/// `distributed:` how a trainer and its self-play workers share the work
+/// (`c4sim run FILE --role trainer|selfplay`; docs/distributed.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DistributedSettings {
+    /// 0 = the games of `self_play.games_per_iteration`.
+    pub positions_per_iteration: u32,
+    pub max_lag: u32,
+    pub games_per_batch: u32,
+    pub max_backlog: u32,
+    /// 0 = one per core.
+    pub worker_threads: u32,
+}
+
+impl Default for DistributedSettings {
+    fn default() -> Self {
+        DistributedSettings {
+            positions_per_iteration: 0,
+            max_lag: 3,
+            games_per_batch: 32,
+            max_backlog: 4,
+            worker_threads: 0,
+        }
+    }
+}
+
 /// Typed `train:` settings with their defaults.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrainSettings {
@@ -192,6 +222,7 @@ pub struct TrainSettings {
     /// `None`: `models/<scenario file name>` (see [`TrainSettings::out_dir`]).
     pub out: Option<PathBuf>,
     pub resume: bool,
+    pub distributed: DistributedSettings,
 }
 
 impl Default for TrainSettings {
@@ -248,6 +279,7 @@ impl Default for TrainSettings {
             device: "auto".into(),
             out: None,
             resume: true,
+            distributed: DistributedSettings::default(),
         }
     }
 }
@@ -275,7 +307,7 @@ impl TrainSettings {
     }
 }
 
-const TRAIN_KEYS: [&str; 10] = [
+const TRAIN_KEYS: [&str; 11] = [
     "network",
     "mcts",
     "self_play",
@@ -286,6 +318,14 @@ const TRAIN_KEYS: [&str; 10] = [
     "device",
     "out",
     "resume",
+    "distributed",
+];
+const DISTRIBUTED_KEYS: [&str; 5] = [
+    "positions_per_iteration",
+    "max_lag",
+    "games_per_batch",
+    "max_backlog",
+    "worker_threads",
 ];
 const NETWORK_KEYS: [&str; 3] = ["blocks", "channels", "value_hidden"];
 const MCTS_KEYS: [&str; 4] = ["simulations", "c_puct", "dirichlet_alpha", "dirichlet_weight"];
@@ -565,6 +605,20 @@ pub(crate) fn parse_train(doc: Doc, v: &Node, board: BoardConfig) -> Result<Trai
     }
     if let Some((_, v)) = get(top, "resume") {
         t.resume = doc.bool("resume", v)?;
+    }
+    if let Some(e) = sub(
+        doc,
+        top,
+        "distributed",
+        &DISTRIBUTED_KEYS,
+        "{positions_per_iteration: 20000, max_lag: 3, games_per_batch: 32}",
+    )? {
+        let d = &mut t.distributed;
+        u32_key(doc, e, "positions_per_iteration", 0, &mut d.positions_per_iteration)?;
+        u32_key(doc, e, "max_lag", 0, &mut d.max_lag)?;
+        u32_key(doc, e, "games_per_batch", 1, &mut d.games_per_batch)?;
+        u32_key(doc, e, "max_backlog", 1, &mut d.max_backlog)?;
+        u32_key(doc, e, "worker_threads", 0, &mut d.worker_threads)?;
     }
     Ok(t)
 }

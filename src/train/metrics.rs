@@ -83,12 +83,28 @@ impl Row {
     }
 }
 
-/// The whole CSV text for `rows`.
+/// The columns a distributed trainer adds (see [`Row`]'s `workers`).
+pub const CSV_DISTRIBUTED: &str = "workers,files,stale,rejected,mean_lag,worker_s";
+
+/// The whole CSV text for `rows`. A distributed trainer's rows (any with
+/// files taken) get [`CSV_DISTRIBUTED`] after the others; a single-process
+/// run's file has the columns it always had.
 pub fn csv(rows: &[Row]) -> String {
+    let distributed = rows.iter().any(|r| r.files > 0);
     let mut s = String::from(CSV_HEADER);
+    if distributed {
+        s.push(',');
+        s.push_str(CSV_DISTRIBUTED);
+    }
     s.push('\n');
     for (r, h) in rows.iter().zip(hours(rows)) {
         s.push_str(&r.csv(h));
+        if distributed {
+            s.push_str(&format!(
+                ",{},{},{},{},{:.3},{:.2}",
+                r.workers, r.files, r.stale, r.rejected, r.mean_lag, r.worker_s
+            ));
+        }
         s.push('\n');
     }
     s

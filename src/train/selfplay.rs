@@ -60,6 +60,26 @@ pub struct SelfPlayConfig {
     pub cache_size: usize,
 }
 
+impl SelfPlayConfig {
+    /// A run's `train:` settings, with `concurrent` games per worker thread.
+    pub fn from_settings(s: &crate::scenario::train::TrainSettings, concurrent: usize) -> Self {
+        SelfPlayConfig {
+            simulations: s.mcts.simulations,
+            c_puct: s.mcts.c_puct,
+            dirichlet_alpha: s.mcts.dirichlet_alpha,
+            dirichlet_weight: s.mcts.dirichlet_weight,
+            temperature_moves: s.self_play.temperature_moves,
+            full_search_share: s.self_play.full_search_share,
+            fast_simulations: s.self_play.fast_simulations.unwrap_or(s.mcts.simulations),
+            q_weight: s.self_play.q_weight,
+            random_opening_plies: s.self_play.random_opening_plies,
+            exact_value_nodes: u64::from(s.self_play.exact_value_nodes),
+            concurrent,
+            cache_size: s.self_play.cache_size as usize,
+        }
+    }
+}
+
 /// What a run of self-play did, for the metrics.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SelfPlayStats {

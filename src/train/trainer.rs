@@ -14,6 +14,8 @@
 //! (which need the referee and player actors) and to notice Ctrl-C.
 
 use super::accuracy::{load_positions, measure};
+use super::exchange::{Layout, Ledger};
+use super::ingest::{self, Ingest};
 use super::metrics::{self, Row};
 use super::replay::{average_duplicates, Batch, Replay};
 use super::selfplay::{play_parallel, SelfPlayConfig};
@@ -68,6 +70,18 @@ pub struct TrainState {
     openings: Vec<Vec<usize>>,
     /// `eval.accuracy`'s positions; empty when it is off.
     accuracy: Vec<Labelled>,
+    /// `--role trainer`: new positions come from the workers' files, not
+    /// from self-play here; `None` for a single-process run.
+    ingest: Option<Ingest>,
+}
+
+/// Which part of a run this process plays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Self-play and training in one process (no `--role`).
+    Single,
+    /// `--role trainer`: trains on the workers' files, publishes networks.
+    Trainer,
 }
 
 fn bar(len: u64, what: &str) -> ProgressBar {
@@ -119,7 +133,7 @@ fn settings_json(t: &TrainSettings) -> serde_json::Value {
 impl TrainState {
     /// Starts a run: resumes from the last checkpoint in `out` when asked
     /// and present, else starts from a fresh network.
-    fn open(sc: &Scenario, json: bool) -> Result<TrainState, String> {
+    fn open(sc: &Scenario, json: bool, role: &Role) -> Result<TrainState, String> {
         let settings = sc.train.clone().unwrap_or_default();
         let out = settings.out_dir(&sc.path);
         let cfg = sc.board;
@@ -163,6 +177,10 @@ impl TrainState {
             checkpoint::latest(&out)
         } else {
             None
+        };
+        let ledger = match (&latest, role) {
+            (Some(dir), Role::Trainer) => read_ledger(dir)?,
+            _ => Ledger::default(),
         };
         let (net, opt, replay, history, iteration) = match latest {
             Some(dir) => {
@@ -230,6 +248,25 @@ impl TrainState {
         };
         std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
         let folded = Arc::new(Folded::from_net(&net).map_err(candle)?);
+        let ingest = match role {
+            Role::Single => None,
+            Role::Trainer => {
+                let layout = Layout::new(&out);
+                let run = layout.ensure_run(sc.seed, BoardMeta::from(cfg))?;
+                let d = &settings.distributed;
+                Some(Ingest::new(
+                    layout,
+                    run,
+                    BoardMeta::from(cfg),
+                    net.shape,
+                    ledger,
+                    d.max_lag,
+                    u64::from(d.positions_per_iteration),
+                    u64::from(settings.self_play.games_per_iteration),
+                    json,
+                ))
+            }
+        };
         Ok(TrainState {
             name: sc.name.clone(),
             seed: sc.seed,
@@ -247,6 +284,7 @@ impl TrainState {
             json,
             openings,
             accuracy,
+            ingest,
         })
     }
 
@@ -301,8 +339,37 @@ impl TrainState {
         }
     }
 
-    /// Self-play and optimizer steps for the next iteration.
+    /// The next iteration's new positions (self-play here, or the workers'
+    /// files), then its optimizer steps.
     fn selfplay_and_train(&mut self) -> Result<Row, String> {
+        let (new, row) = match self.ingest.as_mut() {
+            None => self.self_play()?,
+            Some(ing) => {
+                let got = ing.gather(self.iteration);
+                ingest::count(&mut ing.ledger, &got);
+                let row = Row {
+                    iteration: self.iteration + 1,
+                    games: got.games,
+                    selfplay_games_per_s: got.games as f64 / got.seconds.max(1e-9),
+                    simulations_per_s: got.simulations as f64 / got.seconds.max(1e-9),
+                    selfplay_s: got.seconds,
+                    exact_values: got.exact_values,
+                    workers: got.workers.len() as u32,
+                    files: got.files,
+                    stale: got.stale,
+                    rejected: got.rejected,
+                    mean_lag: got.mean_lag(),
+                    worker_s: got.worker_seconds,
+                    ..Default::default()
+                };
+                (got.samples, row)
+            }
+        };
+        self.learn(new, row)
+    }
+
+    /// Self-play here for the next iteration: its samples and the row so far.
+    fn self_play(&mut self) -> Result<(Vec<crate::az::encode::Sample>, Row), String> {
         let it = self.iteration + 1;
         let s = &self.settings;
         let games = s.self_play.games_per_iteration as u64;
@@ -314,20 +381,7 @@ impl TrainState {
         }
         .min(per_worker)
         .max(1);
-        let cfg = SelfPlayConfig {
-            simulations: s.mcts.simulations,
-            c_puct: s.mcts.c_puct,
-            dirichlet_alpha: s.mcts.dirichlet_alpha,
-            dirichlet_weight: s.mcts.dirichlet_weight,
-            temperature_moves: s.self_play.temperature_moves,
-            full_search_share: s.self_play.full_search_share,
-            fast_simulations: s.self_play.fast_simulations.unwrap_or(s.mcts.simulations),
-            q_weight: s.self_play.q_weight,
-            random_opening_plies: s.self_play.random_opening_plies,
-            exact_value_nodes: u64::from(s.self_play.exact_value_nodes),
-            concurrent,
-            cache_size: s.self_play.cache_size as usize,
-        };
+        let cfg = SelfPlayConfig::from_settings(s, concurrent);
         let mut evals = self.evaluators()?;
         let seed = seed::derive(self.seed, it as u64, seed::SELF_PLAY_ITERATION);
         let done = AtomicU64::new(0);
@@ -349,20 +403,10 @@ impl TrainState {
         });
         pb.finish_and_clear();
         let selfplay_s = t0.elapsed().as_secs_f64();
-        let mut new: Vec<_> = outs.into_iter().flat_map(|g| g.samples).collect();
-        if self.settings.replay.average_duplicates {
-            new = average_duplicates(new);
-        }
-        let positions = new.len() as u64;
-        for smp in new {
-            self.replay.push(smp);
-        }
-
-        let mut row = Row {
+        let new: Vec<_> = outs.into_iter().flat_map(|g| g.samples).collect();
+        let row = Row {
             iteration: it,
             games: stats.games,
-            positions,
-            buffer: self.replay.len() as u64,
             selfplay_games_per_s: stats.games as f64 / selfplay_s.max(1e-9),
             simulations_per_s: stats.simulations as f64 / selfplay_s.max(1e-9),
             cache_hit_rate: stats.cache_hit_rate(),
@@ -371,6 +415,20 @@ impl TrainState {
             exact_values: stats.exact_values,
             ..Default::default()
         };
+        Ok((new, row))
+    }
+
+    /// Puts an iteration's new samples in the replay buffer and trains on it.
+    fn learn(&mut self, mut new: Vec<crate::az::encode::Sample>, mut row: Row) -> Result<Row, String> {
+        let it = row.iteration;
+        if self.settings.replay.average_duplicates {
+            new = average_duplicates(new);
+        }
+        row.positions = new.len() as u64;
+        for smp in new {
+            self.replay.push(smp);
+        }
+        row.buffer = self.replay.len() as u64;
         if self.replay.len() >= self.settings.replay.min_size as usize && !self.replay.is_empty() {
             let t1 = Instant::now();
             let (pl, vl, steps) = self.train_steps(it).map_err(|e| format!("training step failed: {e}"))?;
@@ -445,6 +503,11 @@ impl TrainState {
             .save(&self.net, &w.dir.join(OPTIMIZER_FILE))
             .map_err(|e| format!("saving the optimizer: {e}"))?;
         self.replay.save(&w.dir.join(REPLAY_FILE)).map_err(io)?;
+        if let Some(ing) = &self.ingest {
+            // The files whose positions this checkpoint's buffer holds.
+            let text = serde_json::to_vec_pretty(&ing.ledger).map_err(|e| e.to_string())?;
+            crate::util::write_atomic(&w.dir.join(LEDGER_FILE), &text).map_err(io)?;
+        }
         let meta = Meta {
             format: checkpoint::FORMAT.into(),
             version: checkpoint::VERSION,
@@ -459,6 +522,15 @@ impl TrainState {
         };
         let dir = w.commit(&meta).map_err(io)?;
         self.iteration = it;
+        if let Some(ing) = &self.ingest {
+            let public = Meta {
+                metrics: Vec::new(),
+                ..meta
+            };
+            ing.layout
+                .publish(&self.net, &public)
+                .map_err(|e| format!("publishing network {it}: {e}"))?;
+        }
         self.write_reports()?;
         Ok(dir)
     }
@@ -481,6 +553,19 @@ impl TrainState {
     fn due_for_eval(&self, it: u32) -> bool {
         let every = self.settings.eval.every;
         every > 0 && (it % every == 0 || it == self.settings.iterations)
+    }
+}
+
+/// The distributed trainer's ledger in a checkpoint (see [`super::ingest`]).
+const LEDGER_FILE: &str = "ingest.json";
+
+fn read_ledger(dir: &std::path::Path) -> Result<Ledger, String> {
+    let p = dir.join(LEDGER_FILE);
+    match std::fs::read(&p) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", p.display())),
+        // A checkpoint of a single-process run: nothing taken yet.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Ledger::default()),
+        Err(e) => Err(format!("cannot read {}: {e}", p.display())),
     }
 }
 
@@ -684,6 +769,23 @@ fn summary_line(r: &Row, total: u32, opponent: &str) -> String {
         ),
         _ => String::new(),
     };
+    if r.files > 0 {
+        return format!(
+            "iteration {}/{total}: {} games, {} positions from {} files of {} worker{} ({} stale, {} set aside, lag {:.2}), \
+             buffer {}, {loss}{eval}{accuracy}, {:.1} s",
+            r.iteration,
+            r.games,
+            r.positions,
+            r.files,
+            r.workers,
+            if r.workers == 1 { "" } else { "s" },
+            r.stale,
+            r.rejected,
+            r.mean_lag,
+            r.buffer,
+            r.selfplay_s + r.train_s + r.eval_s + r.acc_s
+        );
+    }
     format!(
         "iteration {}/{total}: {} games ({:.2} games/s, {:.0} sims/s, cache {:.0}%, batch {:.1}), buffer {}, {loss}{eval}{accuracy}, {:.1} s",
         r.iteration,
@@ -697,7 +799,7 @@ fn summary_line(r: &Row, total: u32, opponent: &str) -> String {
     )
 }
 
-fn emit(json: bool, v: serde_json::Value, text: &str) {
+pub(crate) fn emit(json: bool, v: serde_json::Value, text: &str) {
     use std::io::Write;
     let mut o = std::io::stdout().lock();
     let _ = if json {
@@ -708,8 +810,14 @@ fn emit(json: bool, v: serde_json::Value, text: &str) {
     let _ = o.flush();
 }
 
-/// `mode: train`.
+/// `mode: train` in one process.
 pub fn run_train(sc: &Scenario, json: bool) -> Result<(), ModeError> {
+    run_train_as(sc, json, Role::Single)
+}
+
+/// `mode: train` as `role`: the whole run, or the trainer of a distributed
+/// one (its workers run [`super::worker::run_worker`]).
+pub fn run_train_as(sc: &Scenario, json: bool, role: Role) -> Result<(), ModeError> {
     crate::az::tune_allocator();
     let threads = sc.train.as_ref().map_or(0, |t| t.optimizer.threads);
     if threads > 0 && std::env::var_os("RAYON_NUM_THREADS").is_none() {
@@ -717,7 +825,28 @@ pub fn run_train(sc: &Scenario, json: bool) -> Result<(), ModeError> {
         // is first used; no other thread exists yet.
         std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
     }
-    let st = TrainState::open(sc, json)?;
+    let st = TrainState::open(sc, json, &role)?;
+    if let Some(ing) = &st.ingest {
+        // Workers start from the network this trainer starts from; a run
+        // given more iterations goes on, so its workers must too.
+        let _ = std::fs::remove_file(ing.layout.done_file());
+        let meta = Meta {
+            format: checkpoint::FORMAT.into(),
+            version: checkpoint::VERSION,
+            board: st.cfg.into(),
+            network: st.net.shape,
+            iteration: st.iteration,
+            optimizer_step: st.opt.step,
+            replay_samples: st.replay.len(),
+            seed: st.seed,
+            settings: settings_json(&st.settings),
+            metrics: Vec::new(),
+        };
+        ing.layout
+            .publish(&st.net, &meta)
+            .map_err(|e| ModeError::Failed(format!("publishing network {}: {e}", st.iteration)))?;
+    }
+    let done_file = st.ingest.as_ref().map(|i| i.layout.done_file());
     crate::scenario::resolved::save(sc, &st.out)
         .map_err(|e| ModeError::Failed(format!("cannot write in {}: {e}", st.out.display())))?;
     let total = st.settings.iterations;
@@ -751,6 +880,9 @@ pub fn run_train(sc: &Scenario, json: bool) -> Result<(), ModeError> {
     if start >= total {
         // Nothing left to do, but the reports are brought up to date.
         st.write_reports()?;
+        if let Some(f) = &done_file {
+            let _ = crate::util::write_atomic(f, b"done\n");
+        }
         emit(
             json,
             json!({"event": "summary", "iterations": start, "out": out, "done": true}),
@@ -794,6 +926,11 @@ pub fn run_train(sc: &Scenario, json: bool) -> Result<(), ModeError> {
         },
     );
     let last = result?;
+    if let Some(f) = &done_file {
+        // Tells the workers to stop.
+        crate::util::write_atomic(f, format!("done: {total} iterations\n").as_bytes())
+            .map_err(|e| ModeError::Failed(format!("cannot write {}: {e}", f.display())))?;
+    }
     let score = last.as_ref().and_then(|r| r.eval_score);
     emit(
         json,

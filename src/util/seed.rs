@@ -30,6 +30,10 @@ pub const TRAIN_BATCHES: u64 = 0x0b7a;
 pub const EVAL_GAME: u64 = 0xe7a1;
 /// One game played in the browser (`c4sim web`).
 pub const WEB_GAME: u64 = 0x77eb;
+/// A distributed self-play worker's batches: derived from the run seed and
+/// the worker's name, then per batch number (`train::worker`).
+pub const SELF_PLAY_WORKER: u64 = 0x5e1f_0a0b;
+pub const SELF_PLAY_BATCH: u64 = 0x5e1f_0ba7;
 
 /// The seed of thing `index` in `stream`, derived from `base`
 /// (splitmix64's finaliser: nearby inputs give unrelated outputs).

@@ -1,0 +1,304 @@
+//! One self-play worker's batch of games as a file: the whole protocol
+//! between distributed workers and their trainer (docs/distributed.md).
+//!
+//! Layout: the magic `C4GAMES1`, a little-endian `u32` length and a JSON
+//! header ([`BatchHeader`]: run, worker, batch number, seed, board, network
+//! shape and the iteration of the network that played), then per game its
+//! moves, winner and training positions (each stamped with the network
+//! iteration that searched it), and last a CRC-32 of everything before it.
+//! Workers write the file atomically ([`crate::util::write_atomic`]); the
+//! checksum and the length checks still catch a file damaged on its way
+//! (a copied-in half file, garbage, another program's bytes), which the
+//! trainer then sets aside instead of training on it. Pure: bytes in and out.
+
+use crate::az::checkpoint::BoardMeta;
+use crate::az::encode::Sample;
+use crate::az::network::NetShape;
+use crate::game::MAX_SIDE;
+use serde::{Deserialize, Serialize};
+
+const MAGIC: &[u8; 8] = b"C4GAMES1";
+/// The largest header a reader accepts, so a damaged length cannot make it allocate.
+const MAX_HEADER: usize = 64 * 1024;
+/// Bytes of one position: 8 words of cells, `cols` policy floats, value, iteration, ply.
+fn sample_bytes(cols: usize) -> usize {
+    64 + 4 * cols + 4 + 4 + 2
+}
+
+/// What a batch file says about itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BatchHeader {
+    /// The run's id (`run.json` in its `out`): files from another run are refused.
+    pub run: String,
+    pub worker: String,
+    /// From 1, per worker.
+    pub batch: u64,
+    /// The seed its games derive from (run seed, worker name, batch number).
+    pub seed: u64,
+    pub board: BoardMeta,
+    pub network: NetShape,
+    /// The iteration of the network that played these games.
+    pub net_iteration: u32,
+    pub games: u32,
+    pub positions: u64,
+    /// What playing the batch cost, for the trainer's metrics.
+    #[serde(default)]
+    pub simulations: u64,
+    #[serde(default)]
+    pub exact_values: u64,
+    #[serde(default)]
+    pub seconds: f64,
+}
+
+/// One game of a batch: enough to replay it (moves from its seed) and to train on it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchGame {
+    /// Its number within the batch (from 0), which fixes its randomness.
+    pub index: u32,
+    pub moves: Vec<u8>,
+    /// Seat that won (0 moved first), `None` for a draw.
+    pub winner: Option<u8>,
+    /// Training positions with the network iteration that searched each and its ply.
+    pub samples: Vec<(Sample, u32, u16)>,
+}
+
+/// A whole batch file, decoded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Batch {
+    pub header: BatchHeader,
+    pub games: Vec<BatchGame>,
+}
+
+impl Batch {
+    pub fn encode(&self) -> Vec<u8> {
+        let cols = self.header.board.cols;
+        let header = serde_json::to_vec(&self.header).expect("a header serialises");
+        let mut out = Vec::with_capacity(64 + header.len() + self.header.positions as usize * sample_bytes(cols));
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        out.extend_from_slice(&header);
+        for g in &self.games {
+            out.extend_from_slice(&g.index.to_le_bytes());
+            out.push(g.winner.unwrap_or(u8::MAX));
+            out.extend_from_slice(&(g.moves.len() as u16).to_le_bytes());
+            out.extend_from_slice(&g.moves);
+            out.extend_from_slice(&(g.samples.len() as u32).to_le_bytes());
+            for (s, it, ply) in &g.samples {
+                for w in s.mine.iter().chain(s.theirs.iter()) {
+                    out.extend_from_slice(&w.to_le_bytes());
+                }
+                for p in &s.policy[..cols] {
+                    out.extend_from_slice(&p.to_le_bytes());
+                }
+                out.extend_from_slice(&s.value.to_le_bytes());
+                out.extend_from_slice(&it.to_le_bytes());
+                out.extend_from_slice(&ply.to_le_bytes());
+            }
+        }
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    /// Reads a batch file; any damage (truncation, garbage, a wrong count)
+    /// is an error that says what is wrong, never a panic or a huge allocation.
+    pub fn decode(bytes: &[u8]) -> Result<Batch, String> {
+        if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
+            return Err("not a c4sim game batch (no C4GAMES1 header)".into());
+        }
+        let (body, crc) = bytes.split_at(bytes.len() - 4);
+        if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
+            return Err("damaged or truncated (its checksum does not match)".into());
+        }
+        let mut r = Reader {
+            bytes: &body[MAGIC.len()..],
+        };
+        let n = r.u32()? as usize;
+        if n > MAX_HEADER {
+            return Err(format!("a header of {n} bytes (at most {MAX_HEADER})"));
+        }
+        let header: BatchHeader =
+            serde_json::from_slice(r.take(n)?).map_err(|e| format!("its header is not readable: {e}"))?;
+        let cols = header.board.cols;
+        if cols == 0 || cols > MAX_SIDE {
+            return Err(format!("a board of {cols} columns"));
+        }
+        let mut games = Vec::new();
+        let mut positions = 0u64;
+        for _ in 0..header.games {
+            let index = r.u32()?;
+            let winner = match r.take(1)?[0] {
+                u8::MAX => None,
+                w => Some(w),
+            };
+            let n = r.u16()? as usize;
+            let moves = r.take(n)?.to_vec();
+            let count = r.u32()? as usize;
+            // Checked against what is left before allocating.
+            if count.saturating_mul(sample_bytes(cols)) > r.bytes.len() {
+                return Err(format!(
+                    "game {index} claims {count} positions, more than the file holds"
+                ));
+            }
+            let mut samples = Vec::with_capacity(count);
+            for _ in 0..count {
+                let mut s = Sample {
+                    mine: [0; 4],
+                    theirs: [0; 4],
+                    policy: [0.0; MAX_SIDE],
+                    value: 0.0,
+                };
+                for w in s.mine.iter_mut().chain(s.theirs.iter_mut()) {
+                    *w = r.u64()?;
+                }
+                for p in &mut s.policy[..cols] {
+                    *p = r.f32()?;
+                }
+                s.value = r.f32()?;
+                let it = r.u32()?;
+                let ply = r.u16()?;
+                samples.push((s, it, ply));
+            }
+            positions += count as u64;
+            games.push(BatchGame {
+                index,
+                moves,
+                winner,
+                samples,
+            });
+        }
+        if !r.bytes.is_empty() {
+            return Err(format!("{} bytes after its last game", r.bytes.len()));
+        }
+        if positions != header.positions {
+            return Err(format!(
+                "its header says {} positions, its games hold {positions}",
+                header.positions
+            ));
+        }
+        Ok(Batch { header, games })
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        if n > self.bytes.len() {
+            return Err("ends in the middle of a game".into());
+        }
+        let (a, b) = self.bytes.split_at(n);
+        self.bytes = b;
+        Ok(a)
+    }
+    fn u16(&mut self) -> Result<u16, String> {
+        Ok(u16::from_le_bytes(self.take(2)?.try_into().expect("2 bytes")))
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+    }
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+    fn f32(&mut self) -> Result<f32, String> {
+        Ok(f32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample_batch(games: u32, per_game: usize) -> Batch {
+        let board = BoardMeta {
+            rows: 6,
+            cols: 7,
+            win_length: 4,
+        };
+        let network = NetShape {
+            rows: 6,
+            cols: 7,
+            blocks: 1,
+            channels: 8,
+            value_hidden: 8,
+        };
+        let games: Vec<BatchGame> = (0..games)
+            .map(|g| BatchGame {
+                index: g,
+                moves: vec![3, 3, 2, g as u8 % 7],
+                winner: if g % 3 == 0 { None } else { Some((g % 2) as u8) },
+                samples: (0..per_game)
+                    .map(|i| {
+                        let mut policy = [0.0; MAX_SIDE];
+                        policy[i % 7] = 1.0;
+                        let s = Sample {
+                            mine: [i as u64, 1, 2, 3],
+                            theirs: [g as u64, 5, 6, u64::MAX],
+                            policy,
+                            value: if i % 2 == 0 { 1.0 } else { -0.5 },
+                        };
+                        (s, 7, i as u16)
+                    })
+                    .collect(),
+            })
+            .collect();
+        let positions = games.iter().map(|g| g.samples.len() as u64).sum();
+        Batch {
+            header: BatchHeader {
+                run: "run-1".into(),
+                worker: "w1".into(),
+                batch: 3,
+                seed: 99,
+                board,
+                network,
+                net_iteration: 7,
+                games: games.len() as u32,
+                positions,
+                simulations: 1000,
+                exact_values: 2,
+                seconds: 0.5,
+            },
+            games,
+        }
+    }
+
+    #[test]
+    fn a_batch_comes_back_as_it_went() {
+        let b = sample_batch(5, 11);
+        let bytes = b.encode();
+        assert_eq!(Batch::decode(&bytes).unwrap(), b);
+        let empty = sample_batch(0, 0);
+        assert_eq!(Batch::decode(&empty.encode()).unwrap(), empty);
+    }
+
+    #[test]
+    fn every_truncation_and_every_flipped_byte_is_refused() {
+        let bytes = sample_batch(2, 3).encode();
+        for n in 0..bytes.len() {
+            assert!(Batch::decode(&bytes[..n]).is_err(), "truncated to {n}");
+        }
+        for i in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x40;
+            assert!(Batch::decode(&bad).is_err(), "byte {i} flipped");
+        }
+        assert!(Batch::decode(b"hello, this is not a batch file at all").is_err());
+    }
+
+    #[test]
+    fn counts_that_lie_are_refused_without_allocating() {
+        // A valid checksum over a body whose game claims 2^32-1 positions.
+        let mut b = sample_batch(1, 0);
+        b.header.positions = 0;
+        let mut bytes = b.encode();
+        bytes.truncate(bytes.len() - 4);
+        let at = bytes.len() - 4;
+        bytes[at..].copy_from_slice(&u32::MAX.to_le_bytes());
+        let crc = crc32fast::hash(&bytes);
+        bytes.extend_from_slice(&crc.to_le_bytes());
+        let e = Batch::decode(&bytes).unwrap_err();
+        assert!(e.contains("more than the file holds"), "{e}");
+    }
+}

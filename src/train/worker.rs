@@ -1,0 +1,298 @@
+//! `c4sim run FILE --role selfplay [--worker NAME]`: a self-play worker of
+//! a distributed run. It plays batches of games with the newest network the
+//! trainer published and writes each batch as one file in its own folder
+//! ([`super::exchange`], [`super::gamefile`]); it never talks to the trainer
+//! otherwise. Killed at any moment, it loses at most the batch in progress,
+//! which it plays again from the same seed when restarted (its number is
+//! one past the last file it wrote), so no game is lost or written twice.
+//! Exact value targets (`self_play.exact_value_nodes`) are computed here.
+
+use super::exchange::{valid_worker_name, Layout, RunInfo};
+use super::gamefile::{Batch, BatchGame, BatchHeader};
+use super::selfplay::{play_parallel, SelfPlayConfig};
+use crate::actors::mode::ModeError;
+use crate::az::checkpoint::{BoardMeta, Meta};
+use crate::az::inference::{CpuEvaluator, Evaluate, Folded};
+use crate::game::bitboard::{with_width, Geometry};
+use crate::scenario::Scenario;
+use crate::util::seed;
+use serde_json::json;
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Longest wait between tries when the network or the run cannot be read.
+const MAX_RETRY: Duration = Duration::from_secs(10);
+
+/// This machine's name, for a worker started without `--worker`.
+fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most `buf.len()` bytes into `buf`.
+    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let name: String = String::from_utf8_lossy(&buf[..end])
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .collect();
+    if ok && !name.is_empty() {
+        name
+    } else {
+        "worker".into()
+    }
+}
+
+/// The default name: this machine and process, so two workers on one
+/// machine never share a folder. Give `--worker` for a name that survives a
+/// restart (a restarted worker then continues its own numbering).
+pub fn default_name() -> String {
+    let mut n = format!("{}-{}", hostname(), std::process::id());
+    n.truncate(64);
+    n
+}
+
+/// Holds an exclusive lock on the worker's folder for as long as it lives
+/// (released by the kernel however the process ends).
+struct FolderLock(#[allow(dead_code)] std::fs::File);
+
+fn lock_folder(dir: &Path, name: &str) -> Result<FolderLock, String> {
+    use std::os::unix::io::AsRawFd;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = dir.join(".lock");
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    // SAFETY: flock on a file descriptor this function owns.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        return Err(format!(
+            "another worker named `{name}` is running on {} (give each worker its own --worker NAME)",
+            dir.display()
+        ));
+    }
+    Ok(FolderLock(f))
+}
+
+fn say(json: bool, v: serde_json::Value, text: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    let _ = if json {
+        writeln!(o, "{v}")
+    } else {
+        writeln!(o, "{text}")
+    };
+    let _ = o.flush();
+}
+
+/// Tries `what` until it works, saying why it waits (once, then every
+/// minute), with waits growing to `max_wait`. `None` once the run is done.
+fn retry<T>(
+    layout: &Layout,
+    worker: &str,
+    json: bool,
+    max_wait: Duration,
+    mut what: impl FnMut() -> Result<T, String>,
+) -> Option<T> {
+    let mut wait = Duration::from_millis(200);
+    let mut said: Option<Instant> = None;
+    loop {
+        if layout.done_file().exists() {
+            return None;
+        }
+        match what() {
+            Ok(t) => return Some(t),
+            Err(why) => {
+                if said.map_or(true, |t| t.elapsed() >= Duration::from_secs(60)) {
+                    say(
+                        json,
+                        json!({"event": "worker_waiting", "worker": worker, "why": why}),
+                        &format!("worker {worker}: {why}; retrying"),
+                    );
+                    said = Some(Instant::now());
+                }
+                std::thread::sleep(wait);
+                wait = (wait * 2).min(max_wait);
+            }
+        }
+    }
+}
+
+/// `--role selfplay`.
+pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(), ModeError> {
+    crate::az::tune_allocator();
+    let settings = sc.train.clone().unwrap_or_default();
+    let out = settings.out_dir(&sc.path);
+    let layout = Layout::new(&out);
+    let name = name.unwrap_or_else(default_name);
+    if !valid_worker_name(&name) {
+        return Err(ModeError::Usage(format!(
+            "--worker `{name}`: a worker's name is its folder's name: letters, digits, `-`, `_` and `.` (not first), \
+             at most 64 characters"
+        )));
+    }
+    let _lock = lock_folder(&layout.worker_dir(&name), &name).map_err(ModeError::Failed)?;
+    let board = BoardMeta::from(sc.board);
+    let Some(run): Option<RunInfo> = retry(&layout, &name, json, MAX_RETRY, || {
+        let run = layout
+            .read_run()
+            .map_err(|_| format!("waiting for the trainer: no {} yet", layout.run_file().display()))?;
+        if run.board != board {
+            return Err(format!(
+                "{} is a run on a {} board, this scenario's is {board}",
+                out.display(),
+                run.board
+            ));
+        }
+        Ok(run)
+    }) else {
+        say(
+            json,
+            json!({"event": "worker_done", "worker": name}),
+            &format!("worker {name}: the run is done"),
+        );
+        return Ok(());
+    };
+    let threads = match settings.distributed.worker_threads {
+        0 => crate::util::cores(),
+        n => n as usize,
+    };
+    let games = settings.distributed.games_per_batch as u64;
+    let concurrent = match settings.self_play.concurrent_games {
+        0 => 64,
+        n => n as usize,
+    }
+    .min(games.div_ceil(threads as u64) as usize)
+    .max(1);
+    let cfg = SelfPlayConfig::from_settings(&settings, concurrent);
+    let worker_seed = seed::derive(
+        run.seed,
+        u64::from(crc32fast::hash(name.as_bytes())),
+        seed::SELF_PLAY_WORKER,
+    );
+    let mut batch = layout.next_batch(&name);
+    say(
+        json,
+        json!({"event": "worker_start", "worker": name, "out": out, "threads": threads, "next_batch": batch}),
+        &format!(
+            "worker {name}: self-play for {} in {} ({threads} thread{}, {games} games a batch), from batch {batch}",
+            sc.name,
+            out.display(),
+            if threads == 1 { "" } else { "s" }
+        ),
+    );
+    let mut net: Option<(Meta, Arc<Folded>)> = None;
+    loop {
+        if layout.done_file().exists() {
+            say(
+                json,
+                json!({"event": "worker_done", "worker": name}),
+                &format!("worker {name}: the run is done"),
+            );
+            return Ok(());
+        }
+        // The newest network, between batches; with one in hand a failed
+        // read only delays the switch, without one it is waited for.
+        let newest = layout.latest_network().map(|(it, _)| it);
+        let stale = match (&net, &newest) {
+            (None, _) => true,
+            (Some((m, _)), Ok(it)) => *it > m.iteration,
+            (Some(_), Err(_)) => false,
+        };
+        if stale {
+            let load = || -> Result<(Meta, Arc<Folded>), String> {
+                let (meta, n) = layout
+                    .load_latest()
+                    .map_err(|e| format!("cannot read the network: {e}"))?;
+                if meta.board != board {
+                    return Err(format!(
+                        "the published network is for a {} board, not {board}",
+                        meta.board
+                    ));
+                }
+                let folded = Folded::from_net(&n).map_err(|e| format!("cannot prepare the network: {e}"))?;
+                Ok((meta, Arc::new(folded)))
+            };
+            match (load(), net.is_some()) {
+                (Ok(n), _) => net = Some(n),
+                (Err(why), true) => tracing::warn!("worker {name}: {why}; playing on with the network in hand"),
+                (Err(_), false) => match retry(&layout, &name, json, MAX_RETRY, load) {
+                    Some(n) => net = Some(n),
+                    None => continue,
+                },
+            }
+        }
+        // Paced by the trainer: at most `max_backlog` batches it has not taken.
+        let backlog = |layout: &Layout| (batch - 1).saturating_sub(layout.taken_of(&name));
+        if backlog(&layout) >= u64::from(settings.distributed.max_backlog) {
+            // Polled often: the trainer takes files in seconds.
+            let ready = retry(&layout, &name, json, Duration::from_millis(300), || {
+                let n = backlog(&layout);
+                if n >= u64::from(settings.distributed.max_backlog) {
+                    Err(format!("{n} batches not yet taken by the trainer; waiting for it"))
+                } else {
+                    Ok(())
+                }
+            });
+            if ready.is_none() {
+                continue;
+            }
+        }
+        let (meta, folded) = net.as_ref().expect("loaded above");
+        let t0 = Instant::now();
+        let mut evals: Vec<Box<dyn Evaluate>> = (0..threads)
+            .map(|_| Box::new(CpuEvaluator::new(folded.clone())) as Box<dyn Evaluate>)
+            .collect();
+        let batch_seed = seed::derive(worker_seed, batch, seed::SELF_PLAY_BATCH);
+        let done = AtomicU64::new(0);
+        let (outs, stats) = with_width!(sc.board, B => play_parallel(&Geometry::<B>::new(sc.board), &cfg, &mut evals, games, batch_seed, &done));
+        let it = meta.iteration;
+        let games_out: Vec<BatchGame> = outs
+            .into_iter()
+            .map(|g| BatchGame {
+                index: g.index as u32,
+                moves: g.moves.iter().map(|&m| m as u8).collect(),
+                winner: g.winner.map(|w| w as u8),
+                samples: g
+                    .samples
+                    .into_iter()
+                    .zip(g.plies)
+                    .map(|(s, ply)| (s, it, ply as u16))
+                    .collect(),
+            })
+            .collect();
+        let positions: u64 = games_out.iter().map(|g| g.samples.len() as u64).sum();
+        let seconds = t0.elapsed().as_secs_f64();
+        let file = Batch {
+            header: BatchHeader {
+                run: run.id.clone(),
+                worker: name.clone(),
+                batch,
+                seed: batch_seed,
+                board,
+                network: meta.network,
+                net_iteration: it,
+                games: games_out.len() as u32,
+                positions,
+                simulations: stats.simulations,
+                exact_values: stats.exact_values,
+                seconds,
+            },
+            games: games_out,
+        };
+        let path = layout.batch_file(&name, batch);
+        crate::util::write_atomic(&path, &file.encode())
+            .map_err(|e| ModeError::Failed(format!("cannot write {}: {e}", path.display())))?;
+        say(
+            json,
+            json!({"event": "batch", "worker": name, "batch": batch, "games": stats.games, "positions": positions,
+                   "network": it, "seconds": seconds, "file": path}),
+            &format!(
+                "worker {name}: batch {batch}: {} games, {positions} positions with network {it} in {seconds:.1} s",
+                stats.games
+            ),
+        );
+        batch += 1;
+    }
+}
