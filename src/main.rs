@@ -136,6 +136,8 @@ enum BookWhat {
 enum BenchWhat {
     /// Load on a lobby server in another process: clients, matches/s, move latency percentiles.
     Lobby(c4sim::net::bench::LobbyArgs),
+    /// A distributed trainer's intake of many writer processes' game files, against one self-play worker's output.
+    Ingest(c4sim::bench::ingest::IngestArgs),
     /// W/D/L mistakes and exact-best moves against the perfect solver on labelled 6×7 test sets.
     Accuracy(c4sim::bench::accuracy::AccuracyArgs),
     /// The perfect solver on 6×7 without a book: time and nodes/s by ply (0 to 20), and positions/s on end/middle/begin sets split easy/medium/hard.
@@ -536,6 +538,7 @@ fn bench(what: BenchWhat) -> u8 {
     match what {
         BenchWhat::Lobby(args) => c4sim::net::bench::run(&args),
         BenchWhat::Accuracy(args) => c4sim::bench::accuracy::run(&args),
+        BenchWhat::Ingest(args) => bench_exit(c4sim::bench::ingest::run(&args)),
         BenchWhat::Solver(o) => {
             bench_exit(c4sim::bench::solver::solver_bench(&o, &mut std::io::stdout()).map_err(|e| e.to_string()))
         }

@@ -4,31 +4,14 @@
 
 mod common;
 
-use common::{c4sim, events, game_overs, parse_events};
+use common::{c4sim, events, game_overs, metrics_by_name, parse_events};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// `scenarios/train_tiny.yaml` with `out` and `iterations` replaced.
 fn tiny(dir: &Path, iterations: u32) -> PathBuf {
-    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/train_tiny.yaml")).unwrap();
-    let out = dir.join("out");
-    let text: String = src
-        .lines()
-        .map(|l| {
-            if l.trim_start().starts_with("out:") {
-                format!("  out: {}", out.display())
-            } else if l.trim_start().starts_with("iterations:") {
-                format!("  iterations: {iterations}")
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    let path = dir.join(format!("tiny{iterations}.yaml"));
-    std::fs::write(&path, text).unwrap();
-    path
+    common::tiny_training(dir, iterations, "")
 }
 
 fn train(scenario: &Path, json: bool) -> std::process::Output {
@@ -45,25 +28,6 @@ fn metrics_rows(out: &Path) -> Vec<String> {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     assert!(lines.remove(0).starts_with("iteration,"));
     lines
-}
-
-/// `metrics.csv` as one map per iteration, column name → cell (empty where
-/// not measured), so a test reads a column by name wherever it stands.
-fn metrics_by_name(out: &Path) -> Vec<HashMap<String, String>> {
-    let text = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    lines
-        .map(|l| {
-            let cells: Vec<&str> = l.split(',').collect();
-            assert_eq!(cells.len(), header.len(), "{text}");
-            header
-                .iter()
-                .map(|h| h.to_string())
-                .zip(cells.into_iter().map(str::to_string))
-                .collect()
-        })
-        .collect()
 }
 
 /// A number from a row of [`metrics_by_name`], with the column's name in

@@ -4,6 +4,7 @@
 
 use assert_cmd::Command;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub struct Scenario {
@@ -88,6 +89,50 @@ pub fn standings_csv_without_time(dir: &Path) -> String {
         .map(|l| {
             let (rest, _) = l.rsplit_once(',').unwrap();
             format!("{rest}\n")
+        })
+        .collect()
+}
+
+/// `scenarios/train_tiny.yaml` with `out` (DIR/out) and `iterations`
+/// replaced, and `extra` (indented YAML lines) added to its `train:` section.
+pub fn tiny_training(dir: &Path, iterations: u32, extra: &str) -> PathBuf {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/train_tiny.yaml")).unwrap();
+    let out = dir.join("out");
+    let mut text: String = src
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("out:") {
+                format!("  out: {}", out.display())
+            } else if l.trim_start().starts_with("iterations:") {
+                format!("  iterations: {iterations}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.push('\n');
+    text.push_str(extra);
+    let path = dir.join(format!("tiny{iterations}.yaml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `metrics.csv` as one map per iteration, column name → cell (empty where
+/// not measured), so a test reads a column by name wherever it stands.
+pub fn metrics_by_name(out: &Path) -> Vec<HashMap<String, String>> {
+    let text = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            assert_eq!(cells.len(), header.len(), "{text}");
+            header
+                .iter()
+                .map(|h| h.to_string())
+                .zip(cells.into_iter().map(str::to_string))
+                .collect()
         })
         .collect()
 }

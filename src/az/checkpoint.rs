@@ -383,4 +383,10 @@ pub struct Row {
     pub rejected: u64,
     pub mean_lag: f64,
     pub worker_s: f64,
+    /// Self-play positions before `replay.average_duplicates`, and the CPU
+    /// seconds self-play used (this process's during self-play here, the
+    /// workers' for a distributed trainer): positions per CPU-second
+    /// compare single-process and distributed runs. In JSON, not the CSV.
+    pub selfplay_positions: u64,
+    pub selfplay_cpu_s: f64,
 }

@@ -9,6 +9,7 @@
 //! | [`minimax`] | minimax against plain negamax |
 //! | [`solver`] | the perfect solver by ply and on end/middle/begin sets (no baseline: absolute times) |
 //! | [`az`] | network inference, self-play and the player's search |
+//! | [`ingest`] | a distributed trainer's intake of many workers' files against one worker's output |
 //!
 //! [`book`] holds the shell of `c4sim book build` (the solver's opening book).
 //!
@@ -17,6 +18,7 @@
 pub mod accuracy;
 pub mod az;
 pub mod book;
+pub mod ingest;
 pub mod minimax;
 pub mod referee;
 pub mod solver;

@@ -220,11 +220,23 @@ impl Layout {
         rd.flatten()
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
-                let digits = name.strip_prefix("batch-")?.split('.').next()?.to_string();
-                digits.parse::<u64>().ok()
+                let name = name.strip_suffix(".rejected").unwrap_or(&name);
+                parse_batch_name(name)
             })
             .max()
             .map_or(1, |m| m + 1)
+    }
+
+    /// Removes the temporary files a killed worker of this name left (its
+    /// folder is locked by the caller, so nobody is writing them).
+    pub fn clear_leftovers(&self, worker: &str) {
+        if let Ok(rd) = std::fs::read_dir(self.worker_dir(worker)) {
+            for e in rd.flatten() {
+                if e.file_name().to_string_lossy().ends_with(".tmp") {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
     }
 
     /// Sets a file the trainer cannot use aside, beside where it was, so the
@@ -369,8 +381,13 @@ mod tests {
         }
         let got: Vec<(String, u64)> = lay.finished_batches().into_iter().map(|(w, b, _)| (w, b)).collect();
         assert_eq!(got, vec![("w1".to_string(), 1), ("w2".to_string(), 1)]);
-        // The worker goes on after everything it ever wrote, set-aside files included.
+        // The worker goes on after everything it ever wrote, set-aside files
+        // included, but not after a temporary file a kill left behind.
         assert_eq!(lay.next_batch("w1"), 4);
+        std::fs::write(lay.worker_dir("w2").join("batch-000009.c4games.77.tmp"), b"x").unwrap();
+        assert_eq!(lay.next_batch("w2"), 2);
+        lay.clear_leftovers("w2");
+        assert!(!lay.worker_dir("w2").join("batch-000009.c4games.77.tmp").exists());
         assert_eq!(lay.next_batch("w9"), 1);
     }
 

@@ -48,6 +48,9 @@ pub struct BatchHeader {
     pub exact_values: u64,
     #[serde(default)]
     pub seconds: f64,
+    /// CPU seconds the worker process used on the batch.
+    #[serde(default)]
+    pub cpu_seconds: f64,
 }
 
 /// One game of a batch: enough to replay it (moves from its seed) and to train on it.
@@ -259,6 +262,7 @@ mod tests {
                 simulations: 1000,
                 exact_values: 2,
                 seconds: 0.5,
+                cpu_seconds: 0.4,
             },
             games,
         }

@@ -36,8 +36,11 @@ pub struct Intake {
     pub lag_sum: u64,
     pub simulations: u64,
     pub exact_values: u64,
-    /// Seconds the workers spent on these files.
+    /// Seconds (wall, CPU) the workers spent on these files.
     pub worker_seconds: f64,
+    pub worker_cpu_seconds: f64,
+    /// Positions in the files, stale ones included.
+    pub positions_played: u64,
     /// Wall seconds from the first look to the last file taken.
     pub seconds: f64,
 }
@@ -188,6 +191,8 @@ impl Ingest {
                 got.simulations += b.header.simulations;
                 got.exact_values += b.header.exact_values;
                 got.worker_seconds += b.header.seconds;
+                got.worker_cpu_seconds += b.header.cpu_seconds;
+                got.positions_played += b.header.positions;
                 for g in b.games {
                     got.games += 1;
                     for (s, net_it, _) in g.samples {
@@ -300,6 +305,7 @@ mod tests {
                 simulations: 10,
                 exact_values: 0,
                 seconds: 0.1,
+                cpu_seconds: 0.1,
             },
             games: vec![BatchGame {
                 index: 0,

@@ -84,7 +84,7 @@ impl Row {
 }
 
 /// The columns a distributed trainer adds (see [`Row`]'s `workers`).
-pub const CSV_DISTRIBUTED: &str = "workers,files,stale,rejected,mean_lag,worker_s";
+pub const CSV_DISTRIBUTED: &str = "workers,files,stale,rejected,mean_lag,worker_s,worker_cpu_s,selfplay_positions";
 
 /// The whole CSV text for `rows`. A distributed trainer's rows (any with
 /// files taken) get [`CSV_DISTRIBUTED`] after the others; a single-process
@@ -101,8 +101,8 @@ pub fn csv(rows: &[Row]) -> String {
         s.push_str(&r.csv(h));
         if distributed {
             s.push_str(&format!(
-                ",{},{},{},{},{:.3},{:.2}",
-                r.workers, r.files, r.stale, r.rejected, r.mean_lag, r.worker_s
+                ",{},{},{},{},{:.3},{:.2},{:.2},{}",
+                r.workers, r.files, r.stale, r.rejected, r.mean_lag, r.worker_s, r.selfplay_cpu_s, r.selfplay_positions
             ));
         }
         s.push('\n');

@@ -360,6 +360,8 @@ impl TrainState {
                     rejected: got.rejected,
                     mean_lag: got.mean_lag(),
                     worker_s: got.worker_seconds,
+                    selfplay_positions: got.positions_played,
+                    selfplay_cpu_s: got.worker_cpu_seconds,
                     ..Default::default()
                 };
                 (got.samples, row)
@@ -388,6 +390,7 @@ impl TrainState {
         let pb = bar(games, "games");
         pb.set_prefix(format!("self-play {it}"));
         let t0 = Instant::now();
+        let cpu0 = crate::util::cpu_seconds();
         let finished = std::sync::atomic::AtomicBool::new(false);
         let (outs, stats) = std::thread::scope(|scope| {
             let ticker = scope.spawn(|| {
@@ -403,6 +406,7 @@ impl TrainState {
         });
         pb.finish_and_clear();
         let selfplay_s = t0.elapsed().as_secs_f64();
+        let selfplay_cpu_s = crate::util::cpu_seconds() - cpu0;
         let new: Vec<_> = outs.into_iter().flat_map(|g| g.samples).collect();
         let row = Row {
             iteration: it,
@@ -413,6 +417,8 @@ impl TrainState {
             mean_batch: stats.mean_batch(),
             selfplay_s,
             exact_values: stats.exact_values,
+            selfplay_positions: new.len() as u64,
+            selfplay_cpu_s,
             ..Default::default()
         };
         Ok((new, row))

@@ -133,6 +133,7 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
         )));
     }
     let _lock = lock_folder(&layout.worker_dir(&name), &name).map_err(ModeError::Failed)?;
+    layout.clear_leftovers(&name);
     let board = BoardMeta::from(sc.board);
     let Some(run): Option<RunInfo> = retry(&layout, &name, json, MAX_RETRY, || {
         let run = layout
@@ -241,6 +242,7 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
         }
         let (meta, folded) = net.as_ref().expect("loaded above");
         let t0 = Instant::now();
+        let cpu0 = crate::util::cpu_seconds();
         let mut evals: Vec<Box<dyn Evaluate>> = (0..threads)
             .map(|_| Box::new(CpuEvaluator::new(folded.clone())) as Box<dyn Evaluate>)
             .collect();
@@ -264,6 +266,7 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
             .collect();
         let positions: u64 = games_out.iter().map(|g| g.samples.len() as u64).sum();
         let seconds = t0.elapsed().as_secs_f64();
+        let cpu_seconds = crate::util::cpu_seconds() - cpu0;
         let file = Batch {
             header: BatchHeader {
                 run: run.id.clone(),
@@ -278,6 +281,7 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
                 simulations: stats.simulations,
                 exact_values: stats.exact_values,
                 seconds,
+                cpu_seconds,
             },
             games: games_out,
         };

@@ -9,6 +9,17 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// CPU seconds this process has used so far, all threads together: what a
+/// rate "per CPU-second" divides by, whatever else the machine runs.
+pub fn cpu_seconds() -> f64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec into `t`.
+    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } != 0 {
+        return 0.0;
+    }
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
 /// The median of `v` (sorted in place); NaN when empty. Benchmarks quote
 /// medians because this machine is noisy.
 pub fn median(v: &mut [f64]) -> f64 {
