@@ -135,7 +135,7 @@ fn a_trainer_and_two_workers_train_from_nothing() {
     let out = dir.path().join("out");
     // Workers may start first: they wait for the trainer, and say so.
     let mut w1 = worker(&sc, "w1");
-    line_with(&w1, "waiting for the trainer", Duration::from_secs(30));
+    line_with(&w1, "the trainer writes it when it starts", Duration::from_secs(30));
     let mut t = trainer(&sc);
     let mut w2 = worker(&sc, "w2");
     assert!(finish(&mut t, Duration::from_secs(300)).success());
@@ -217,6 +217,16 @@ fn bad_files_are_set_aside_and_waiting_is_said() {
     let out = dir.path().join("out");
     let mut t = trainer(&sc);
     line_with(&t, "waiting for self-play", Duration::from_secs(60));
+    // One trainer per run: a second one is refused, and says why.
+    let second = Command::new(env!("CARGO_BIN_EXE_c4sim"))
+        .arg("run")
+        .arg(&sc)
+        .args(["--role", "trainer"])
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(1));
+    let why = String::from_utf8_lossy(&second.stderr);
+    assert!(why.contains("another trainer is running"), "{why}");
     // Where a worker's files would be: garbage, a good batch cut in half,
     // and a whole batch from another run.
     let layout = Layout::new(&out);
@@ -319,4 +329,38 @@ fn kill_nine_at_random_loses_and_duplicates_nothing() {
         .filter(|p| p.to_string_lossy().ends_with(".rejected"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn the_kubernetes_recipe_runs_one_trainer_and_workers_named_after_their_pods() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/k8s/train.yaml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let docs: Vec<serde_yaml::Value> = serde_yaml::Deserializer::from_str(&text)
+        .map(|d| serde::Deserialize::deserialize(d).unwrap())
+        .collect();
+    let of_kind = |k: &str| docs.iter().find(|d| d["kind"] == k).unwrap_or_else(|| panic!("a {k}"));
+    let claim = of_kind("PersistentVolumeClaim");
+    assert_eq!(claim["spec"]["accessModes"][0], "ReadWriteMany");
+    let script = |d: &serde_yaml::Value| -> String {
+        let c = &d["spec"]["template"]["spec"]["containers"][0];
+        let volumes = &d["spec"]["template"]["spec"]["volumes"];
+        assert!(
+            volumes
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .any(|v| v["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]),
+            "every pod mounts the shared volume"
+        );
+        c["args"][0].as_str().unwrap().to_string()
+    };
+    let trainer = of_kind("StatefulSet");
+    assert_eq!(trainer["spec"]["replicas"].as_u64(), Some(1), "one trainer per run");
+    assert!(script(trainer).contains("--role trainer --out /data/run"));
+    let workers = of_kind("Deployment");
+    let w = script(workers);
+    assert!(
+        w.contains("--role selfplay --worker \"$POD_NAME\" --out /data/run"),
+        "{w}"
+    );
 }

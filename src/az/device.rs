@@ -3,6 +3,31 @@
 
 use candle_core::Device;
 
+/// The first line of an error: candle's errors can carry a whole
+/// backtrace, which is not what a person asked for.
+fn first_line(e: &dyn std::fmt::Display) -> String {
+    e.to_string().lines().next().unwrap_or("").trim().to_string()
+}
+
+/// GPU 0 of CUDA, as one clear line when there is none. The CUDA libraries
+/// are loaded at run time, and a machine without the driver may panic
+/// there rather than return an error: caught, and said in the same words.
+fn open_cuda() -> Result<Device, String> {
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let opened = std::panic::catch_unwind(|| Device::new_cuda(0));
+    std::panic::set_hook(quiet);
+    match opened {
+        Ok(Ok(d)) => Ok(d),
+        Ok(Err(e)) => Err(first_line(&e)),
+        Err(p) => Err(p
+            .downcast_ref::<String>()
+            .map(|s| first_line(s))
+            .or_else(|| p.downcast_ref::<&str>().map(|s| first_line(s)))
+            .unwrap_or_else(|| "the CUDA libraries could not be loaded".into())),
+    }
+}
+
 pub fn resolve_device(name: &str) -> Result<Device, String> {
     match name {
         "cpu" => Ok(Device::Cpu),
@@ -10,7 +35,9 @@ pub fn resolve_device(name: &str) -> Result<Device, String> {
             if !cfg!(feature = "cuda") {
                 return Err("device `cuda`: this c4sim was built without CUDA; rebuild with `--features cuda`".into());
             }
-            Device::new_cuda(0).map_err(|e| format!("device `cuda`: {e}"))
+            open_cuda().map_err(|why| {
+                format!("device `cuda`: no CUDA GPU could be opened ({why}); `device: auto` uses the CPU when there is none")
+            })
         }
         "metal" => {
             if !cfg!(feature = "metal") {
@@ -22,7 +49,7 @@ pub fn resolve_device(name: &str) -> Result<Device, String> {
         }
         "auto" => {
             if candle_core::utils::cuda_is_available() {
-                if let Ok(d) = Device::new_cuda(0) {
+                if let Ok(d) = open_cuda() {
                     return Ok(d);
                 }
             }

@@ -360,10 +360,14 @@ mod tests {
         assert_eq!(a, b);
         let (a, b) = round_trip("mode: train\ntrain: {eval: {accuracy: {}}}\n");
         assert_eq!(a, b);
-        assert_eq!(a, b);
         assert!(to_yaml(&b).contains("set: begin+middle"), "{}", to_yaml(&b));
         let (a, b) = round_trip("mode: train\ntrain: {distributed: {max_lag: 1, games_per_batch: 4}}\n");
+        assert_eq!(a, b);
         assert_eq!(b.clone().train.unwrap().distributed.games_per_batch, 4);
+        assert!(to_yaml(&b).contains("max_lag: 1"), "{}", to_yaml(&b));
+        // Without the section, a training scenario resolves as it always did.
+        let (_, b) = round_trip("mode: train\n");
+        assert!(!to_yaml(&b).contains("distributed"), "{}", to_yaml(&b));
         let (a, b) = round_trip(
             "mode: train\ntrain: {eval: {accuracy: {set: middle-hard+end, positions: 12, simulations: 9, file: s.jsonl}}}\n",
         );

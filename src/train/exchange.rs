@@ -185,13 +185,14 @@ impl Layout {
         checkpoint::load_model(&dir, &candle_core::Device::Cpu)
     }
 
-    /// Every finished batch file, as (worker, batch number, path), workers
-    /// in name order; temporary files, set-aside ones and anything else are
-    /// not listed.
+    /// Every finished batch file, as (worker, batch number, path), oldest
+    /// first (by modification time, then worker and number), so a worker
+    /// that joins late does not overtake the others' waiting files;
+    /// temporary files, set-aside ones and anything else are not listed.
     pub fn finished_batches(&self) -> Vec<(String, u64, PathBuf)> {
         let mut out = Vec::new();
         let Ok(workers) = std::fs::read_dir(self.selfplay()) else {
-            return out;
+            return Vec::new();
         };
         for w in workers.flatten() {
             let worker = w.file_name().to_string_lossy().into_owned();
@@ -203,12 +204,13 @@ impl Layout {
             };
             for f in files.flatten() {
                 if let Some(batch) = parse_batch_name(&f.file_name().to_string_lossy()) {
-                    out.push((worker.clone(), batch, f.path()));
+                    let when = f.metadata().and_then(|m| m.modified()).ok();
+                    out.push((when, worker.clone(), batch, f.path()));
                 }
             }
         }
-        out.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
-        out
+        out.sort_by(|a, b| (a.0, &a.1, a.2).cmp(&(b.0, &b.1, b.2)));
+        out.into_iter().map(|(_, w, b, p)| (w, b, p)).collect()
     }
 
     /// The batch number a worker continues from: one past the highest it
@@ -252,7 +254,30 @@ impl Layout {
 /// (checkpoints, published networks, workers' files, the run id, reports),
 /// nothing else, so the run starts from nothing.
 pub fn start_over(sc: &crate::scenario::Scenario) -> Result<(), String> {
-    let out = sc.train.clone().unwrap_or_default().out_dir(&sc.path);
+    start_over_in(&sc.train.clone().unwrap_or_default().out_dir(&sc.path))
+}
+
+fn start_over_in(out: &Path) -> Result<(), String> {
+    // Removing a live process's files would leave it writing into a run
+    // that no longer exists: stop them first.
+    let layout = Layout::new(out);
+    if locked(&out.join(".trainer.lock")) {
+        return Err(format!(
+            "a trainer is running on {}: stop it before --fresh",
+            out.display()
+        ));
+    }
+    if let Ok(rd) = std::fs::read_dir(layout.selfplay()) {
+        for w in rd.flatten() {
+            if locked(&w.path().join(".lock")) {
+                return Err(format!(
+                    "worker `{}` is running on {}: stop the workers before --fresh",
+                    w.file_name().to_string_lossy(),
+                    out.display()
+                ));
+            }
+        }
+    }
     for dir in ["checkpoints", "networks", "selfplay"] {
         let p = out.join(dir);
         if p.exists() {
@@ -266,6 +291,52 @@ pub fn start_over(sc: &crate::scenario::Scenario) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// An exclusive `flock` on `path` (created if missing), held until the
+/// returned file is dropped or the process ends, however it ends. `Err`
+/// says who holds it, as far as the file tells (the holder's pid).
+pub fn lock(path: &Path) -> Result<std::fs::File, String> {
+    use std::io::{Read, Seek, Write};
+    use std::os::unix::io::AsRawFd;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    // SAFETY: flock on a file descriptor this function owns.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let mut holder = String::new();
+        let _ = f.read_to_string(&mut holder);
+        return Err(format!("held by process {}", holder.trim()));
+    }
+    let _ = f.set_len(0);
+    let _ = f.rewind();
+    let _ = write!(f, "{}", std::process::id());
+    Ok(f)
+}
+
+/// Whether a process holds the lock at `path` now.
+fn locked(path: &Path) -> bool {
+    use std::os::unix::io::AsRawFd;
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    // SAFETY: as in `lock`; a shared try-lock taken and dropped at once.
+    let free = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) } == 0;
+    !free
+}
+
+/// The iterations a finished trainer wrote in `DONE`; `None` while the run goes on.
+pub fn done_at(layout: &Layout) -> Option<u32> {
+    let text = std::fs::read_to_string(layout.done_file()).ok()?;
+    // Older DONE files said "done: N iterations".
+    text.split_whitespace().find_map(|w| w.parse().ok())
 }
 
 pub fn net_name(iteration: u32) -> String {
@@ -389,6 +460,46 @@ mod tests {
         lay.clear_leftovers("w2");
         assert!(!lay.worker_dir("w2").join("batch-000009.c4games.77.tmp").exists());
         assert_eq!(lay.next_batch("w9"), 1);
+    }
+
+    #[test]
+    fn fresh_waits_for_live_processes_then_clears_only_what_c4sim_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let lay = Layout::new(dir.path());
+        lay.ensure_run(
+            1,
+            BoardMeta {
+                rows: 4,
+                cols: 5,
+                win_length: 3,
+            },
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("notes.txt"), b"mine").unwrap();
+        let held = lock(&lay.worker_dir("w1").join(".lock")).unwrap();
+        assert!(lock(&lay.worker_dir("w1").join(".lock"))
+            .unwrap_err()
+            .contains(&std::process::id().to_string()));
+        let e = start_over_in(dir.path()).unwrap_err();
+        assert!(e.contains("worker `w1` is running"), "{e}");
+        drop(held);
+        let trainer = lock(&dir.path().join(".trainer.lock")).unwrap();
+        assert!(start_over_in(dir.path()).unwrap_err().contains("a trainer is running"));
+        drop(trainer);
+        start_over_in(dir.path()).unwrap();
+        assert!(!lay.run_file().exists() && !lay.selfplay().exists());
+        assert!(dir.path().join("notes.txt").exists());
+    }
+
+    #[test]
+    fn done_says_how_far_the_run_went() {
+        let dir = tempfile::tempdir().unwrap();
+        let lay = Layout::new(dir.path());
+        assert_eq!(done_at(&lay), None);
+        std::fs::write(lay.done_file(), "12\n").unwrap();
+        assert_eq!(done_at(&lay), Some(12));
+        std::fs::write(lay.done_file(), "done: 4 iterations\n").unwrap();
+        assert_eq!(done_at(&lay), Some(4));
     }
 
     #[test]

@@ -19,8 +19,11 @@ use std::collections::{BTreeSet, VecDeque};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// How long the trainer waits without a new file before it says so.
-const QUIET: Duration = Duration::from_secs(5);
+/// How long the trainer waits without a new file before it says so: soon
+/// while no worker has written anything (a missing worker is worth
+/// knowing), later once they have (pauses between batches are normal).
+const QUIET_ALONE: Duration = Duration::from_secs(5);
+const QUIET: Duration = Duration::from_secs(60);
 
 /// What one iteration took in.
 #[derive(Debug, Default)]
@@ -155,7 +158,12 @@ impl Ingest {
             let Some((worker, batch, path)) = self.next_file() else {
                 // Idle: workers waiting on their backlog learn they may go on.
                 self.tell_workers();
-                if last_news.elapsed() >= QUIET && said_at.map_or(true, |t| t.elapsed() >= Duration::from_secs(60)) {
+                let quiet = if self.workers_seen.is_empty() {
+                    QUIET_ALONE
+                } else {
+                    QUIET
+                };
+                if last_news.elapsed() >= quiet && said_at.map_or(true, |t| t.elapsed() >= QUIET) {
                     self.say_waiting(&got);
                     said_at = Some(Instant::now());
                 }
@@ -229,7 +237,12 @@ impl Ingest {
         let text = format!(
             "waiting for self-play: no new game file in {} for {} s ({} of {} {} this iteration; workers seen: {})",
             self.layout.selfplay().display(),
-            QUIET.as_secs(),
+            if self.workers_seen.is_empty() {
+                QUIET_ALONE
+            } else {
+                QUIET
+            }
+            .as_secs(),
             if self.positions > 0 {
                 got.samples.len() as u64
             } else {

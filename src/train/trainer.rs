@@ -351,7 +351,8 @@ impl TrainState {
                     iteration: self.iteration + 1,
                     games: got.games,
                     selfplay_games_per_s: got.games as f64 / got.seconds.max(1e-9),
-                    simulations_per_s: got.simulations as f64 / got.seconds.max(1e-9),
+                    // Per CPU-second of the workers that played them.
+                    simulations_per_s: got.simulations as f64 / got.worker_cpu_seconds.max(1e-9),
                     selfplay_s: got.seconds,
                     exact_values: got.exact_values,
                     workers: got.workers.len() as u32,
@@ -444,6 +445,12 @@ impl TrainState {
             row.policy_loss = Some(pl);
             row.value_loss = Some(vl);
             row.train_steps_per_s = steps as f64 / row.train_s.max(1e-9);
+            if self.ingest.is_some() {
+                // The trainer waits for files while the workers play, and
+                // they play on while it trains: games arrived per second of both.
+                let span = (row.selfplay_s + row.train_s).max(1e-9);
+                row.selfplay_games_per_s = row.games as f64 / span;
+            }
             self.folded = Arc::new(Folded::from_net(&self.net).map_err(|e| e.to_string())?);
         }
         Ok(row)
@@ -831,6 +838,17 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role) -> Result<(), ModeErr
         // is first used; no other thread exists yet.
         std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
     }
+    // One trainer per run directory: a second one would train on the same
+    // files and overwrite the first one's checkpoints.
+    let _trainer_lock = match role {
+        Role::Trainer => {
+            let out = sc.train.clone().unwrap_or_default().out_dir(&sc.path);
+            Some(super::exchange::lock(&out.join(".trainer.lock")).map_err(|held| {
+                ModeError::Failed(format!("another trainer is running on {} ({held})", out.display()))
+            })?)
+        }
+        Role::Single => None,
+    };
     let st = TrainState::open(sc, json, &role)?;
     if let Some(ing) = &st.ingest {
         // Workers start from the network this trainer starts from; a run
@@ -870,12 +888,14 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role) -> Result<(), ModeErr
             "simulations": s.mcts.simulations, "games_per_iteration": s.self_play.games_per_iteration,
         }),
         &format!(
-            "training {} on {} ({}, {} worker{}): network {} blocks × {} channels, {} simulations, iterations {}..{total}, output {}",
+            "training {} on {} ({}, {}): network {} blocks × {} channels, {} simulations, iterations {}..{total}, output {}",
             st.name,
             st.cfg,
             device_name(&st.device),
-            st.workers,
-            if st.workers == 1 { "" } else { "s" },
+            match &st.ingest {
+                Some(i) => format!("trainer; workers write to {}", i.layout.selfplay().display()),
+                None => format!("{} worker{}", st.workers, if st.workers == 1 { "" } else { "s" }),
+            },
             st.net.shape.blocks,
             st.net.shape.channels,
             s.mcts.simulations,
@@ -887,7 +907,7 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role) -> Result<(), ModeErr
         // Nothing left to do, but the reports are brought up to date.
         st.write_reports()?;
         if let Some(f) = &done_file {
-            let _ = crate::util::write_atomic(f, b"done\n");
+            let _ = crate::util::write_atomic(f, format!("{start}\n").as_bytes());
         }
         emit(
             json,
@@ -933,8 +953,9 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role) -> Result<(), ModeErr
     );
     let last = result?;
     if let Some(f) = &done_file {
-        // Tells the workers to stop.
-        crate::util::write_atomic(f, format!("done: {total} iterations\n").as_bytes())
+        // Tells the workers to stop: the iterations done, which a worker
+        // compares with its own scenario's (a run given more goes on).
+        crate::util::write_atomic(f, format!("{total}\n").as_bytes())
             .map_err(|e| ModeError::Failed(format!("cannot write {}: {e}", f.display())))?;
     }
     let score = last.as_ref().and_then(|r| r.eval_score);

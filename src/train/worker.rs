@@ -7,7 +7,7 @@
 //! one past the last file it wrote), so no game is lost or written twice.
 //! Exact value targets (`self_play.exact_value_nodes`) are computed here.
 
-use super::exchange::{valid_worker_name, Layout, RunInfo};
+use super::exchange::{done_at, valid_worker_name, Layout, RunInfo};
 use super::gamefile::{Batch, BatchGame, BatchHeader};
 use super::selfplay::{play_parallel, SelfPlayConfig};
 use crate::actors::mode::ModeError;
@@ -17,7 +17,6 @@ use crate::game::bitboard::{with_width, Geometry};
 use crate::scenario::Scenario;
 use crate::util::seed;
 use serde_json::json;
-use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -51,30 +50,6 @@ pub fn default_name() -> String {
     n
 }
 
-/// Holds an exclusive lock on the worker's folder for as long as it lives
-/// (released by the kernel however the process ends).
-struct FolderLock(#[allow(dead_code)] std::fs::File);
-
-fn lock_folder(dir: &Path, name: &str) -> Result<FolderLock, String> {
-    use std::os::unix::io::AsRawFd;
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let path = dir.join(".lock");
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    // SAFETY: flock on a file descriptor this function owns.
-    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        return Err(format!(
-            "another worker named `{name}` is running on {} (give each worker its own --worker NAME)",
-            dir.display()
-        ));
-    }
-    Ok(FolderLock(f))
-}
-
 fn say(json: bool, v: serde_json::Value, text: &str) {
     use std::io::Write;
     let mut o = std::io::stdout().lock();
@@ -90,6 +65,7 @@ fn say(json: bool, v: serde_json::Value, text: &str) {
 /// minute), with waits growing to `max_wait`. `None` once the run is done.
 fn retry<T>(
     layout: &Layout,
+    done: &dyn Fn(&Layout) -> bool,
     worker: &str,
     json: bool,
     max_wait: Duration,
@@ -98,7 +74,7 @@ fn retry<T>(
     let mut wait = Duration::from_millis(200);
     let mut said: Option<Instant> = None;
     loop {
-        if layout.done_file().exists() {
+        if done(layout) {
             return None;
         }
         match what() {
@@ -108,7 +84,7 @@ fn retry<T>(
                     say(
                         json,
                         json!({"event": "worker_waiting", "worker": worker, "why": why}),
-                        &format!("worker {worker}: {why}; retrying"),
+                        &format!("worker {worker}: waiting: {why}"),
                     );
                     said = Some(Instant::now());
                 }
@@ -125,6 +101,10 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
     let settings = sc.train.clone().unwrap_or_default();
     let out = settings.out_dir(&sc.path);
     let layout = Layout::new(&out);
+    // The trainer wrote DONE with the iterations it reached; a scenario
+    // asking for more means the run goes on (its trainer will say so).
+    let iterations = settings.iterations;
+    let done = move |l: &Layout| done_at(l).is_some_and(|n| n >= iterations);
     let name = name.unwrap_or_else(default_name);
     if !valid_worker_name(&name) {
         return Err(ModeError::Usage(format!(
@@ -132,13 +112,22 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
              at most 64 characters"
         )));
     }
-    let _lock = lock_folder(&layout.worker_dir(&name), &name).map_err(ModeError::Failed)?;
+    // Held for as long as the worker lives; the kernel drops it however it ends.
+    let _lock = super::exchange::lock(&layout.worker_dir(&name).join(".lock")).map_err(|held| {
+        ModeError::Failed(format!(
+            "another worker named `{name}` is running on {} ({held}): give each worker its own --worker NAME",
+            out.display()
+        ))
+    })?;
     layout.clear_leftovers(&name);
     let board = BoardMeta::from(sc.board);
-    let Some(run): Option<RunInfo> = retry(&layout, &name, json, MAX_RETRY, || {
-        let run = layout
-            .read_run()
-            .map_err(|_| format!("waiting for the trainer: no {} yet", layout.run_file().display()))?;
+    let Some(run): Option<RunInfo> = retry(&layout, &done, &name, json, MAX_RETRY, || {
+        let run = layout.read_run().map_err(|_| {
+            format!(
+                "no {} yet (the trainer writes it when it starts)",
+                layout.run_file().display()
+            )
+        })?;
         if run.board != board {
             return Err(format!(
                 "{} is a run on a {} board, this scenario's is {board}",
@@ -218,7 +207,7 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
             match (load(), net.is_some()) {
                 (Ok(n), _) => net = Some(n),
                 (Err(why), true) => tracing::warn!("worker {name}: {why}; playing on with the network in hand"),
-                (Err(_), false) => match retry(&layout, &name, json, MAX_RETRY, load) {
+                (Err(_), false) => match retry(&layout, &done, &name, json, MAX_RETRY, load) {
                     Some(n) => net = Some(n),
                     None => continue,
                 },
@@ -228,10 +217,10 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
         let backlog = |layout: &Layout| (batch - 1).saturating_sub(layout.taken_of(&name));
         if backlog(&layout) >= u64::from(settings.distributed.max_backlog) {
             // Polled often: the trainer takes files in seconds.
-            let ready = retry(&layout, &name, json, Duration::from_millis(300), || {
+            let ready = retry(&layout, &done, &name, json, Duration::from_millis(300), || {
                 let n = backlog(&layout);
                 if n >= u64::from(settings.distributed.max_backlog) {
-                    Err(format!("{n} batches not yet taken by the trainer; waiting for it"))
+                    Err(format!("{n} batches not yet taken by the trainer"))
                 } else {
                     Ok(())
                 }

@@ -1,0 +1,122 @@
+#!/bin/bash
+# End-to-end check of the Slurm recipe in this folder on a throwaway one-node
+# Slurm (local-slurm.sh): submit.sh's job array of shards plus the merge job,
+# whose standings must equal those of the same tournament run unsharded.
+#
+#   deploy/slurm/test-tournament.sh        # exit 0 = the recipe works
+#
+# Env: C4SIM (the binary; default `c4sim` on PATH, else target/release/c4sim),
+# LOCAL_SLURM_DIR (see local-slurm.sh), TEST_TIMEOUT_S (default 180),
+# KEEP=1 keeps the work dir even on success.
+set -eu
+
+t0=$(date +%s)
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+timeout_s=${TEST_TIMEOUT_S:-180}
+
+say() { echo "test-tournament: $*" >&2; }
+fail() { say "FAIL: $*"; exit 1; }
+
+c4sim=${C4SIM:-$(command -v c4sim || echo "$repo/target/release/c4sim")}
+[ -x "$c4sim" ] || c4sim=$(command -v "$c4sim" || true)
+[ -n "$c4sim" ] && [ -x "$c4sim" ] || fail "no c4sim binary (set C4SIM or build target/release/c4sim)"
+c4sim=$(cd "$(dirname "$c4sim")" && pwd)/$(basename "$c4sim")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/c4sim-slurm-test.XXXXXX")
+cleanup() {
+    rc=$?
+    "$here/local-slurm.sh" stop || true
+    if [ "$rc" = 0 ] && [ "${KEEP:-0}" != 1 ]; then
+        rm -rf "$work"
+    else
+        say "work dir kept: $work"
+    fi
+    say "elapsed $(($(date +%s) - t0)) s"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The jobs find c4sim by name (the sbatch files run `c4sim`), through the PATH
+# that submit.sh exports to them.
+mkdir -p "$work/bin"
+ln -s "$c4sim" "$work/bin/c4sim"
+export PATH=$work/bin:$PATH
+
+# Two identical run dirs. Player profiles (`use: minimax8`) are looked up in
+# players/ beside the scenarios/ dir, so both are copied; the report dir in
+# the scenario is relative to the directory c4sim runs in.
+scenario=scenarios/round_robin.yaml
+for d in sharded unsharded; do
+    mkdir -p "$work/$d/scenarios"
+    cp -r "$repo/players" "$work/$d/players"
+    # Fewer games per pair: the point is the plumbing, not the ratings.
+    sed 's/^\(  *games_per_pair:\) *[0-9][0-9]*/\1 4/' "$repo/$scenario" >"$work/$d/$scenario"
+    grep -q '^  *games_per_pair: 4$' "$work/$d/$scenario" || fail "could not shrink games_per_pair in $scenario"
+done
+report_dir=$(sed -n 's/^  dir: *\([^ #]*\).*/\1/p' "$work/sharded/$scenario" | head -1)
+report_dir=${report_dir:-reports/round_robin}
+
+eval "$("$here/local-slurm.sh" start)"
+export SLURM_CONF
+
+cd "$work/sharded"
+out=$(SCENARIO=$scenario "$here/submit.sh") || fail "submit.sh failed: $out"
+# submit.sh prints only the merge job's id; the array's is in its dependency.
+merge=$(echo "$out" | sed -n 's/^Submitted batch job \([0-9]*\).*/\1/p')
+[ -n "$merge" ] || fail "could not read the merge job id from submit.sh output: $out"
+array=$(scontrol -o show job "$merge" | sed -n 's/.*Dependency=afterok:\([0-9]*\).*/\1/p')
+[ -n "$array" ] || fail "merge job $merge has no afterok dependency: $(scontrol -o show job "$merge")"
+say "submitted shard array $array and merge job $merge"
+
+# No accounting (no sacct): job states come from scontrol, which keeps
+# finished jobs for MinJobAge (300 s in local-slurm.sh's conf).
+states() { { scontrol -o show job "$array"; scontrol -o show job "$merge"; } 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
+dump() {
+    scontrol -o show job "$array" >&2 || true
+    scontrol -o show job "$merge" >&2 || true
+    for f in "$work"/sharded/c4sim-*.log; do
+        [ -f "$f" ] && { echo "---- $f" >&2; tail -20 "$f" >&2; }
+    done
+}
+while :; do
+    s=$(states | sort | uniq -c | tr -s ' \n' ' ')
+    if ! states | grep -qvx COMPLETED; then
+        [ -n "$(states)" ] || { dump; fail "jobs $array/$merge unknown to scontrol"; }
+        break
+    fi
+    if states | grep -qE 'FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE'; then
+        dump; fail "a job did not succeed: $s"
+    fi
+    if scontrol -o show job "$merge" | grep -q 'Reason=DependencyNeverSatisfied'; then
+        dump; fail "merge can never run (a shard failed): $s"
+    fi
+    [ $(($(date +%s) - t0)) -lt "$timeout_s" ] || { dump; fail "jobs not done after ${timeout_s}s: $s"; }
+    sleep 1
+done
+say "all jobs completed ($(states | wc -l) records)"
+
+merged=$work/sharded/$report_dir
+[ -s "$merged/standings.csv" ] || { dump; fail "merge wrote no $merged/standings.csv"; }
+ls "$merged"/games.shard-*-of-*.jsonl >/dev/null 2>&1 || fail "no shard records in $merged"
+
+cd "$work/unsharded"
+"$c4sim" run "$scenario" >run.log 2>&1 || { tail -20 run.log >&2; fail "unsharded run failed"; }
+single=$work/unsharded/$report_dir
+[ -s "$single/standings.csv" ] || fail "unsharded run wrote no $single/standings.csv"
+
+# ms_per_move is wall-clock timing and differs between any two runs; every
+# other column (Elo, W/D/L, score, LOS) depends only on the games' results.
+strip_timing() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ms_per_move") skip[i] = 1 }
+        { line = ""; for (i = 1; i <= NF; i++) if (!skip[i]) line = line (line == "" ? "" : ",") $i; print line }' "$1"
+}
+if ! diff <(strip_timing "$single/standings.csv") <(strip_timing "$merged/standings.csv") >&2; then
+    fail "merged standings differ from the unsharded ones (< unsharded, > merged)"
+fi
+n_sharded=$(cat "$merged"/games.shard-*.jsonl | wc -l)
+n_single=$(wc -l <"$single/games.jsonl")
+[ "$n_sharded" = "$n_single" ] || fail "shards recorded $n_sharded games, the unsharded run $n_single"
+
+say "OK: $(ls "$merged"/games.shard-*.jsonl | wc -l) shards, $n_single games, merged standings = unsharded standings"

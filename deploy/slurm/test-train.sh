@@ -1,0 +1,161 @@
+#!/bin/bash
+# End-to-end check of the distributed-training recipe in this folder on a
+# throwaway one-node Slurm (local-slurm.sh): submit-train.sh's trainer job and
+# its array of 2 self-play workers train scenarios/train_tiny.yaml from
+# nothing, meeting only through the files in one OUT directory. Checks that
+# every job succeeded, the trainer printed every iteration and wrote OUT/DONE,
+# metrics.csv has one row per iteration with the distributed columns and a row
+# that took files from both workers, and both workers wrote batch files.
+#
+#   deploy/slurm/test-train.sh        # exit 0 = the recipe works
+#
+# Env: C4SIM (the binary; default `c4sim` on PATH, else target/release/c4sim),
+# LOCAL_SLURM_DIR (see local-slurm.sh), TEST_TIMEOUT_S (default 180),
+# KEEP=1 keeps the work dir even on success.
+set -eu
+
+t0=$(date +%s)
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+timeout_s=${TEST_TIMEOUT_S:-180}
+workers_n=2
+
+say() { echo "test-train: $*" >&2; }
+fail() { say "FAIL: $*"; exit 1; }
+
+c4sim=${C4SIM:-$(command -v c4sim || echo "$repo/target/release/c4sim")}
+[ -x "$c4sim" ] || c4sim=$(command -v "$c4sim" || true)
+[ -n "$c4sim" ] && [ -x "$c4sim" ] || fail "no c4sim binary (set C4SIM or build target/release/c4sim)"
+c4sim=$(cd "$(dirname "$c4sim")" && pwd)/$(basename "$c4sim")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/c4sim-train-test.XXXXXX")
+cleanup() {
+    rc=$?
+    "$here/local-slurm.sh" stop || true
+    if [ "$rc" = 0 ] && [ "${KEEP:-0}" != 1 ]; then
+        rm -rf "$work"
+    else
+        say "work dir kept: $work"
+    fi
+    say "elapsed $(($(date +%s) - t0)) s"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The jobs find c4sim by name (the sbatch files run `c4sim`), through the PATH
+# that submit-train.sh exports to them.
+mkdir -p "$work/bin"
+ln -s "$c4sim" "$work/bin/c4sim"
+export PATH=$work/bin:$PATH
+
+# The tiny scenario with its output in the (new, empty) work dir, so the run
+# starts from nothing without --fresh, and workers of one thread in batches of
+# 10 games (4 files an iteration of 40 games). A worker plays a batch in
+# ~0.05 s and the stock 100 steps train in ~0.1 s: the whole run would be
+# over in about a second, before a worker that Slurm starts a second or two
+# after the other (a busy machine; or one that polled for run.json just before
+# it appeared, and then backs off up to 10 s) has written anything. 1000 steps
+# an iteration make it last several seconds; the trainer takes the files in
+# batch-number order across workers, so a late worker's first files go first.
+scenario=scenarios/train_tiny.yaml
+mkdir -p "$work/scenarios"
+sed -e 's/^\(  out:\).*/\1 run/' \
+    -e 's/\(steps_per_iteration:\) *[0-9][0-9]*/\1 1000/' \
+    -e 's/^train:$/&\n  distributed: { games_per_batch: 10, worker_threads: 1 }/' \
+    "$repo/$scenario" >"$work/$scenario"
+grep -q '^  out: run$' "$work/$scenario" || fail "could not set train.out in $scenario"
+grep -q 'steps_per_iteration: 1000,' "$work/$scenario" || fail "could not set steps_per_iteration in $scenario"
+grep -q '^  distributed: ' "$work/$scenario" || fail "could not add train.distributed to $scenario"
+iterations=$(sed -n 's/^  iterations: *\([0-9][0-9]*\).*/\1/p' "$work/$scenario")
+[ -n "$iterations" ] || fail "no train.iterations in $scenario"
+out=$work/run
+
+eval "$("$here/local-slurm.sh" start)"
+export SLURM_CONF
+
+# The trainer (2 CPUs) and 2 workers (1 CPU each) must run at the same time:
+# a worker queued behind the trainer would start after DONE and play nothing,
+# and a trainer queued behind the workers would leave them waiting for
+# run.json. This node may have fewer CPUs (2 on the test VM), so its partition
+# is made to share CPUs with jobs that ask for it (OverSubscribe=YES, up to 4
+# jobs a CPU) and both jobs are submitted with --oversubscribe. Jobs that do
+# not ask (test-tournament.sh's) still get CPUs of their own; local-slurm.sh
+# rewrites the partition on its next start.
+partition=$(sinfo -h -o '%R' | head -1)
+scontrol update PartitionName="$partition" OverSubscribe=YES || fail "cannot set OverSubscribe=YES on partition $partition"
+
+cd "$work"
+submitted=$(date +%s)
+ids=$(SCENARIO=$scenario WORKERS=$workers_n "$here/submit-train.sh" --oversubscribe) || fail "submit-train.sh failed: $ids"
+trainer=$(echo "$ids" | sed -n 's/^trainer job \([0-9]*\)$/\1/p')
+array=$(echo "$ids" | sed -n 's/^workers job \([0-9]*\)$/\1/p')
+[ -n "$trainer" ] && [ -n "$array" ] || fail "could not read the job ids from submit-train.sh output: $ids"
+say "submitted trainer job $trainer and worker array $array"
+
+# No accounting (no sacct): job states come from scontrol, which keeps
+# finished jobs for MinJobAge (300 s in local-slurm.sh's conf). A pending
+# array is one record; once started, one per task.
+records() { { scontrol -o show job "$trainer"; scontrol -o show job "$array"; } 2>/dev/null; }
+states() { records | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
+dump() {
+    records >&2 || true
+    for f in "$work"/c4sim-*.log; do
+        [ -f "$f" ] && { echo "---- $f" >&2; tail -20 "$f" >&2; }
+    done
+    ls -R "$out" 2>/dev/null | head -60 >&2 || true
+}
+while :; do
+    s=$(states | sort | uniq -c | tr -s ' \n' ' ')
+    if ! states | grep -qvx COMPLETED; then
+        [ -n "$(states)" ] || { dump; fail "jobs $trainer/$array unknown to scontrol"; }
+        break
+    fi
+    if states | grep -qE 'FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE|PREEMPTED'; then
+        dump; fail "a job did not succeed: $s"
+    fi
+    [ $(($(date +%s) - t0)) -lt "$timeout_s" ] || { dump; fail "jobs not done after ${timeout_s}s: $s"; }
+    sleep 1
+done
+say "all jobs completed ($(states | wc -l) records) $(($(date +%s) - submitted)) s after submission"
+
+# Every job: COMPLETED with exit code 0:0, the trainer once and each worker task.
+scontrol -o show job "$trainer" | grep -q 'JobState=COMPLETED .*ExitCode=0:0' || { dump; fail "trainer job $trainer did not exit 0"; }
+for k in $(seq "$workers_n"); do
+    scontrol -o show job "$array" | grep "ArrayTaskId=$k " | grep -q 'JobState=COMPLETED .*ExitCode=0:0' \
+        || { dump; fail "worker task ${array}_$k did not exit 0"; }
+    grep -q "^worker w$k: the run is done$" "c4sim-worker-$k.log" || { dump; fail "worker w$k did not say the run is done"; }
+done
+
+# The trainer printed every iteration and the end.
+log=c4sim-trainer.log
+for i in $(seq "$iterations"); do
+    grep -q "^iteration $i/$iterations: " "$log" || { dump; fail "trainer printed no iteration $i/$iterations"; }
+done
+grep -q "^done: $iterations iterations" "$log" || { dump; fail "trainer did not print done"; }
+[ -f "$out/DONE" ] || { dump; fail "no $out/DONE"; }
+
+# metrics.csv: one row per iteration, numbered 1..N, with the distributed
+# columns last; some iteration took files from both workers.
+metrics=$out/metrics.csv
+[ -s "$metrics" ] || fail "no $metrics"
+header=$(head -1 "$metrics")
+case $header in
+    iteration,*,workers,files,stale,rejected,mean_lag,worker_s,worker_cpu_s,selfplay_positions) ;;
+    *) fail "metrics.csv header lacks the distributed columns at its end: $header" ;;
+esac
+rows=$(tail -n +2 "$metrics" | awk -F, '{ printf "%s ", $1 }')
+[ "$rows" = "$(seq -s ' ' "$iterations") " ] || fail "metrics.csv iterations are [$rows], expected 1..$iterations"
+col=$(echo "$header" | tr ',' '\n' | grep -nx workers | cut -d: -f1)
+per_row=$(tail -n +2 "$metrics" | cut -d, -f"$col" | tr '\n' ' ')
+echo "$per_row" | tr ' ' '\n' | grep -qx "$workers_n" \
+    || fail "no iteration took files from $workers_n workers (workers column: $per_row)"
+
+# Both workers' folders hold batch files.
+for k in $(seq "$workers_n"); do
+    n=$(find "$out/selfplay/w$k" -name 'batch-*.c4games' | wc -l)
+    [ "$n" -gt 0 ] || { dump; fail "no batch files in $out/selfplay/w$k"; }
+    say "worker w$k wrote $n batch files"
+done
+
+say "OK: $iterations iterations, workers per iteration [$per_row], DONE written, all $((workers_n + 1)) jobs exited 0"
