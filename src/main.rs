@@ -24,34 +24,8 @@ enum Command {
     /// Run a scenario file.
     Run {
         file: PathBuf,
-        /// One JSON object per event on standard output instead of the board.
-        #[arg(long)]
-        json: bool,
-        /// Tournaments and training: start over instead of resuming (a tournament's report
-        /// directory, a training run's `out`: its checkpoints, networks and workers' files).
-        #[arg(long)]
-        fresh: bool,
-        /// Tournaments and training: write the run here instead of the scenario's
-        /// `report.dir` / `train.out`.
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-        /// Training across processes or machines sharing `out` (docs/distributed.md):
-        /// `trainer` trains on the workers' game files and publishes networks; `selfplay`
-        /// plays games with the newest network and writes them. Without it, one process does both.
-        #[arg(long, value_name = "ROLE", value_parser = ["trainer", "selfplay"])]
-        role: Option<String>,
-        /// With `--role selfplay`: this worker's name, its folder under `out/selfplay/`
-        /// (default: the machine's name and the process id).
-        #[arg(long, value_name = "NAME")]
-        worker: Option<String>,
-        /// Tournaments: play only shard K of N (games numbered g ≡ K mod N), recorded in the
-        /// shard's own file; merge with `c4sim report FILE`.
-        #[arg(long, value_name = "K/N", value_parser = c4sim::tournament::shard::Shard::parse)]
-        shard: Option<c4sim::tournament::shard::Shard>,
-        /// Tournaments and lobby servers: also serve a live page (standings, games in progress)
-        /// on this address, like 127.0.0.1:8080; its URL is printed on standard error.
-        #[arg(long, value_name = "IP:PORT")]
-        web: Option<std::net::SocketAddr>,
+        #[command(flatten)]
+        flags: RunFlags,
     },
     /// Play against a player in a web browser: serves one page and prints its URL (`mode: web` without a file).
     Web {
@@ -245,27 +219,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logs(cli.verbose);
     let code = match cli.command {
-        Command::Run {
-            file,
-            json,
-            fresh,
-            out,
-            role,
-            worker,
-            shard,
-            web,
-        } => run(
-            &file,
-            RunFlags {
-                json,
-                fresh,
-                out,
-                role,
-                worker,
-                shard,
-                web,
-            },
-        ),
+        Command::Run { file, flags } => run(&file, flags),
         Command::Web {
             bind,
             player,
@@ -338,13 +292,35 @@ fn main() -> ExitCode {
 }
 
 /// `c4sim run`'s flags beside the file.
+#[derive(clap::Args)]
 struct RunFlags {
+    /// One JSON object per event on standard output instead of the board.
+    #[arg(long)]
     json: bool,
+    /// Tournaments and training: start over instead of resuming (a tournament's report
+    /// directory, a training run's `out`: its checkpoints, networks and workers' files).
+    #[arg(long)]
     fresh: bool,
+    /// Tournaments and training: write the run here instead of the scenario's
+    /// `report.dir` / `train.out`.
+    #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Training across processes or machines sharing `out` (docs/distributed.md):
+    /// `trainer` trains on the workers' game files and publishes networks; `selfplay`
+    /// plays games with the newest network and writes them. Without it, one process does both.
+    #[arg(long, value_name = "ROLE", value_parser = ["trainer", "selfplay"])]
     role: Option<String>,
+    /// With `--role selfplay`: this worker's name, its folder under `out/selfplay/`
+    /// (default: the machine's name and the process id).
+    #[arg(long, value_name = "NAME")]
     worker: Option<String>,
+    /// Tournaments: play only shard K of N (games numbered g ≡ K mod N), recorded in the
+    /// shard's own file; merge with `c4sim report FILE`.
+    #[arg(long, value_name = "K/N", value_parser = c4sim::tournament::shard::Shard::parse)]
     shard: Option<c4sim::tournament::shard::Shard>,
+    /// Tournaments and lobby servers: also serve a live page (standings, games in progress)
+    /// on this address, like 127.0.0.1:8080; its URL is printed on standard error.
+    #[arg(long, value_name = "IP:PORT")]
     web: Option<std::net::SocketAddr>,
 }
 
@@ -386,18 +362,12 @@ fn run(file: &std::path::Path, flags: RunFlags) -> u8 {
         eprintln!("{}: --worker names a `--role selfplay` worker", file.display());
         return 2;
     }
-    if sc.mode == Mode::Train && fresh {
-        if role.as_deref() == Some("selfplay") {
-            eprintln!(
-                "{}: --fresh starts a run over: give it to the trainer (or a single-process run), not to a worker",
-                file.display()
-            );
-            return 2;
-        }
-        if let Err(e) = c4sim::train::exchange::start_over(&sc) {
-            eprintln!("error: {e}");
-            return 1;
-        }
+    if sc.mode == Mode::Train && fresh && role.as_deref() == Some("selfplay") {
+        eprintln!(
+            "{}: --fresh starts a run over: give it to the trainer (or a single-process run), not to a worker",
+            file.display()
+        );
+        return 2;
     }
     if shard.is_some() && sc.mode != Mode::Tournament {
         eprintln!("{}: --shard splits a `mode: tournament` run only", file.display());
@@ -423,8 +393,8 @@ fn run(file: &std::path::Path, flags: RunFlags) -> u8 {
         },
         Mode::Match => run_match_mode(&sc, json),
         Mode::Train => match role.as_deref() {
-            None => c4sim::train::run_train(&sc, json),
-            Some("trainer") => c4sim::train::run_train_as(&sc, json, c4sim::train::Role::Trainer),
+            None => c4sim::train::run_train_as(&sc, json, c4sim::train::Role::Single, fresh),
+            Some("trainer") => c4sim::train::run_train_as(&sc, json, c4sim::train::Role::Trainer, fresh),
             _ => c4sim::train::run_worker(&sc, worker, json),
         },
         Mode::Serve => match web {

@@ -160,54 +160,40 @@ fn a_trainer_and_two_workers_train_from_nothing() {
     );
     let (taken, written) = check_exactly_once(&out);
     assert!(taken <= written && taken >= 6, "{taken} of {written}");
-    // A batch replays from its file: the same seed gives the same games.
     let (_, _, b) = &batches(&out)[0];
     assert_eq!(b.header.games, 5);
     assert!(b.games.iter().all(|g| !g.moves.is_empty()));
+    // The same run given more iterations goes on: a worker of it plays
+    // (DONE says 3), and a single process refuses the distributed directory.
+    let more = tiny_training(dir.path(), 4, DISTRIBUTED);
+    let w3 = worker(&more, "w3");
+    line_with(&w3, "batch 1:", Duration::from_secs(60));
+    drop(w3);
+    let single = Command::new(env!("CARGO_BIN_EXE_c4sim"))
+        .arg("run")
+        .arg(&more)
+        .output()
+        .unwrap();
+    assert_eq!(single.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&single.stderr).contains("holds a distributed run"));
 }
 
-/// A well-formed batch of one short game for this run (tiny's board and network).
-fn handmade_batch(run: &str) -> Batch {
-    use c4sim::train::gamefile::{BatchGame, BatchHeader};
-    let sample = c4sim::az::encode::Sample {
-        mine: [1, 0, 0, 0],
-        theirs: [2, 0, 0, 0],
-        policy: [0.2; c4sim::game::MAX_SIDE],
-        value: 1.0,
+/// A well-formed batch of three positions for run `run`, as the intruder's
+/// batch `n` (tiny's board and network).
+fn handmade_batch(run: &str, n: u64) -> Batch {
+    let board = c4sim::az::checkpoint::BoardMeta {
+        rows: 4,
+        cols: 5,
+        win_length: 3,
     };
-    Batch {
-        header: BatchHeader {
-            run: run.into(),
-            worker: "intruder".into(),
-            batch: 1,
-            seed: 1,
-            board: c4sim::az::checkpoint::BoardMeta {
-                rows: 4,
-                cols: 5,
-                win_length: 3,
-            },
-            network: c4sim::az::network::NetShape {
-                rows: 4,
-                cols: 5,
-                blocks: 1,
-                channels: 16,
-                value_hidden: 32,
-            },
-            net_iteration: 0,
-            games: 1,
-            positions: 3,
-            simulations: 0,
-            exact_values: 0,
-            seconds: 0.0,
-            cpu_seconds: 0.0,
-        },
-        games: vec![BatchGame {
-            index: 0,
-            moves: vec![0, 1, 0, 1, 0],
-            winner: Some(0),
-            samples: vec![(sample, 0, 0); 3],
-        }],
-    }
+    let shape = c4sim::az::network::NetShape {
+        rows: 4,
+        cols: 5,
+        blocks: 1,
+        channels: 16,
+        value_hidden: 32,
+    };
+    c4sim::bench::ingest::synthetic(run, "intruder", n, board, shape, 3)
 }
 
 #[test]
@@ -228,19 +214,21 @@ fn bad_files_are_set_aside_and_waiting_is_said() {
     let why = String::from_utf8_lossy(&second.stderr);
     assert!(why.contains("another trainer is running"), "{why}");
     // Where a worker's files would be: garbage, a good batch cut in half,
-    // and a whole batch from another run.
+    // a whole batch from another run, and one that names another file.
     let layout = Layout::new(&out);
     let run = layout.read_run().unwrap();
     std::fs::create_dir_all(layout.worker_dir("intruder")).unwrap();
     std::fs::write(layout.batch_file("intruder", 1), b"not a batch of games").unwrap();
-    let good = handmade_batch(&run.id).encode();
+    let good = handmade_batch(&run.id, 2).encode();
     assert!(Batch::decode(&good).is_ok());
     std::fs::write(layout.batch_file("intruder", 2), &good[..good.len() / 2]).unwrap();
     std::fs::write(
         layout.batch_file("intruder", 3),
-        handmade_batch("some-other-run").encode(),
+        handmade_batch("some-other-run", 3).encode(),
     )
     .unwrap();
+    // A good file whose header names another place (a copied folder's file).
+    std::fs::write(layout.batch_file("intruder", 4), handmade_batch(&run.id, 9).encode()).unwrap();
     let rejected = line_with(&t, "rejected", Duration::from_secs(60));
     assert!(rejected.contains("intruder"), "the message names the file: {rejected}");
     // A worker that cannot read the network says why and tries again.
@@ -256,8 +244,8 @@ fn bad_files_are_set_aside_and_waiting_is_said() {
     assert!(finish(&mut w, Duration::from_secs(60)).success());
     let rows = metrics_by_name(&out);
     let set_aside: u64 = rows.iter().map(|r| r["rejected"].parse::<u64>().unwrap()).sum();
-    assert_eq!(set_aside, 3, "{rows:?}");
-    for n in 1..=3 {
+    assert_eq!(set_aside, 4, "{rows:?}");
+    for n in 1..=4 {
         let p = layout.batch_file("intruder", n);
         assert!(
             !p.exists() && p.with_extension("c4games.rejected").exists(),

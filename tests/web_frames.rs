@@ -173,17 +173,23 @@ async fn play(ws: &mut Ws, game: &Value, col: i64) -> Value {
     next_turn(ws).await
 }
 
-#[tokio::test]
-async fn a_frame_announcing_gigabytes_is_refused_at_its_header() {
-    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
-    // A person's game in progress on the same server.
-    let (mut a, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", srv.addr))
+/// A page's connection with a new game where the person moves first.
+async fn new_game(addr: SocketAddr) -> (Ws, Value) {
+    let (mut a, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
         .await
         .unwrap();
     a.send(Message::text(json!({"t": "new", "d": {"first": "you"}}).to_string()))
         .await
         .unwrap();
-    let mut game = next_turn(&mut a).await;
+    let game = next_turn(&mut a).await;
+    (a, game)
+}
+
+#[tokio::test]
+async fn a_frame_announcing_gigabytes_is_refused_at_its_header() {
+    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    // A person's game in progress on the same server.
+    let (mut a, mut game) = new_game(srv.addr).await;
     game = play(&mut a, &game, 3).await;
 
     let pid = srv.child.id();
@@ -277,13 +283,7 @@ async fn each_violation_closes_with_the_code_that_says_what_happened() {
 #[tokio::test]
 async fn a_huge_column_is_refused_with_its_true_number() {
     let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
-    let (mut a, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", srv.addr))
-        .await
-        .unwrap();
-    a.send(Message::text(json!({"t": "new", "d": {"first": "you"}}).to_string()))
-        .await
-        .unwrap();
-    let mut game = next_turn(&mut a).await;
+    let (mut a, mut game) = new_game(srv.addr).await;
     for (col, shown) in [
         (i64::MAX, "column 9223372036854775808 is out of range (1 to 7)"),
         (i64::MIN, "column -9223372036854775807 is out of range (1 to 7)"),

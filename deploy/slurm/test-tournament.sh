@@ -10,39 +10,11 @@
 # KEEP=1 keeps the work dir even on success.
 set -eu
 
-t0=$(date +%s)
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 timeout_s=${TEST_TIMEOUT_S:-180}
-
-say() { echo "test-tournament: $*" >&2; }
-fail() { say "FAIL: $*"; exit 1; }
-
-c4sim=${C4SIM:-$(command -v c4sim || echo "$repo/target/release/c4sim")}
-[ -x "$c4sim" ] || c4sim=$(command -v "$c4sim" || true)
-[ -n "$c4sim" ] && [ -x "$c4sim" ] || fail "no c4sim binary (set C4SIM or build target/release/c4sim)"
-c4sim=$(cd "$(dirname "$c4sim")" && pwd)/$(basename "$c4sim")
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/c4sim-slurm-test.XXXXXX")
-cleanup() {
-    rc=$?
-    "$here/local-slurm.sh" stop || true
-    if [ "$rc" = 0 ] && [ "${KEEP:-0}" != 1 ]; then
-        rm -rf "$work"
-    else
-        say "work dir kept: $work"
-    fi
-    say "elapsed $(($(date +%s) - t0)) s"
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# The jobs find c4sim by name (the sbatch files run `c4sim`), through the PATH
-# that submit.sh exports to them.
-mkdir -p "$work/bin"
-ln -s "$c4sim" "$work/bin/c4sim"
-export PATH=$work/bin:$PATH
+name=test-tournament
+. "$here/test-lib.sh"
 
 # Two identical run dirs. Player profiles (`use: minimax8`) are looked up in
 # players/ beside the scenarios/ dir, so both are copied; the report dir in

@@ -14,40 +14,12 @@
 # KEEP=1 keeps the work dir even on success.
 set -eu
 
-t0=$(date +%s)
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 timeout_s=${TEST_TIMEOUT_S:-180}
 workers_n=2
-
-say() { echo "test-train: $*" >&2; }
-fail() { say "FAIL: $*"; exit 1; }
-
-c4sim=${C4SIM:-$(command -v c4sim || echo "$repo/target/release/c4sim")}
-[ -x "$c4sim" ] || c4sim=$(command -v "$c4sim" || true)
-[ -n "$c4sim" ] && [ -x "$c4sim" ] || fail "no c4sim binary (set C4SIM or build target/release/c4sim)"
-c4sim=$(cd "$(dirname "$c4sim")" && pwd)/$(basename "$c4sim")
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/c4sim-train-test.XXXXXX")
-cleanup() {
-    rc=$?
-    "$here/local-slurm.sh" stop || true
-    if [ "$rc" = 0 ] && [ "${KEEP:-0}" != 1 ]; then
-        rm -rf "$work"
-    else
-        say "work dir kept: $work"
-    fi
-    say "elapsed $(($(date +%s) - t0)) s"
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# The jobs find c4sim by name (the sbatch files run `c4sim`), through the PATH
-# that submit-train.sh exports to them.
-mkdir -p "$work/bin"
-ln -s "$c4sim" "$work/bin/c4sim"
-export PATH=$work/bin:$PATH
+name=test-train
+. "$here/test-lib.sh"
 
 # The tiny scenario with its output in the (new, empty) work dir, so the run
 # starts from nothing without --fresh, and workers of one thread in batches of
@@ -56,8 +28,8 @@ export PATH=$work/bin:$PATH
 # over in about a second, before a worker that Slurm starts a second or two
 # after the other (a busy machine; or one that polled for run.json just before
 # it appeared, and then backs off up to 10 s) has written anything. 1000 steps
-# an iteration make it last several seconds; the trainer takes the files in
-# batch-number order across workers, so a late worker's first files go first.
+# an iteration make it last several seconds (the trainer takes the oldest
+# files first, so a late worker's files still make it into a later iteration).
 scenario=scenarios/train_tiny.yaml
 mkdir -p "$work/scenarios"
 sed -e 's/^\(  out:\).*/\1 run/' \

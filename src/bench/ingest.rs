@@ -48,18 +48,25 @@ pub struct IngestArgs {
     pub write_into: Vec<String>,
 }
 
-/// A batch of `positions` random positions in one game, valid for `run`.
-fn synthetic(run: &str, worker: &str, batch: u64, board: BoardMeta, shape: NetShape, positions: usize) -> Batch {
+/// A batch of `positions` random positions in one game, valid for `run`
+/// (also what the distributed tests plant among a worker's files).
+pub fn synthetic(run: &str, worker: &str, batch: u64, board: BoardMeta, shape: NetShape, positions: usize) -> Batch {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(batch);
+    // Pieces on the board's cells (the first word's), none doubled; shares that sum to 1.
+    let cells = board.rows * board.cols;
+    let on_board = if cells >= 64 { u64::MAX } else { (1u64 << cells) - 1 };
     let samples = (0..positions)
         .map(|i| {
             let mut policy = [0.0; MAX_SIDE];
             for p in policy.iter_mut().take(board.cols) {
-                *p = rng.gen::<f32>();
+                *p = rng.gen::<f32>() + 1e-3;
             }
+            let sum: f32 = policy.iter().sum();
+            policy.iter_mut().for_each(|p| *p /= sum);
+            let mine = rng.gen::<u64>() & on_board;
             let s = Sample {
-                mine: [rng.gen::<u64>() & 0x3ff_ffff_ffff, 0, 0, 0],
-                theirs: [rng.gen::<u64>() & 0x3ff_ffff_ffff, 0, 0, 0],
+                mine: [mine, 0, 0, 0],
+                theirs: [rng.gen::<u64>() & on_board & !mine, 0, 0, 0],
                 policy,
                 value: rng.gen_range(-1.0..1.0),
             };

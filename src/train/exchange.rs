@@ -126,7 +126,12 @@ impl Layout {
         std::fs::create_dir_all(&dir)?;
         let name = net_name(meta.iteration);
         let target = dir.join(&name);
-        if !target.join(META_FILE).is_file() {
+        // The same network again (a restarted trainer) is left as it is; a
+        // different one at the same iteration (a network grown on resume)
+        // replaces it, or workers would play on with the old shape.
+        let same = checkpoint::read_meta(&target)
+            .is_ok_and(|m| m.network == meta.network && m.optimizer_step == meta.optimizer_step);
+        if !same {
             let tmp = dir.join(format!(".tmp-{name}-{}", std::process::id()));
             if tmp.exists() {
                 std::fs::remove_dir_all(&tmp)?;
@@ -190,6 +195,12 @@ impl Layout {
     /// that joins late does not overtake the others' waiting files;
     /// temporary files, set-aside ones and anything else are not listed.
     pub fn finished_batches(&self) -> Vec<(String, u64, PathBuf)> {
+        self.batches_where(|_, _| true)
+    }
+
+    /// [`Layout::finished_batches`] that `keep` accepts (by worker and
+    /// number), so files already taken cost no `stat`.
+    pub fn batches_where(&self, keep: impl Fn(&str, u64) -> bool) -> Vec<(String, u64, PathBuf)> {
         let mut out = Vec::new();
         let Ok(workers) = std::fs::read_dir(self.selfplay()) else {
             return Vec::new();
@@ -203,7 +214,7 @@ impl Layout {
                 continue;
             };
             for f in files.flatten() {
-                if let Some(batch) = parse_batch_name(&f.file_name().to_string_lossy()) {
+                if let Some(batch) = parse_batch_name(&f.file_name().to_string_lossy()).filter(|&b| keep(&worker, b)) {
                     let when = f.metadata().and_then(|m| m.modified()).ok();
                     out.push((when, worker.clone(), batch, f.path()));
                 }
@@ -214,19 +225,21 @@ impl Layout {
     }
 
     /// The batch number a worker continues from: one past the highest it
-    /// ever wrote (set-aside files included, so no number is used twice).
+    /// ever wrote (set-aside files included) or the trainer took (files
+    /// someone cleaned away), so no number is used twice.
     pub fn next_batch(&self, worker: &str) -> u64 {
-        let Ok(rd) = std::fs::read_dir(self.worker_dir(worker)) else {
-            return 1;
-        };
-        rd.flatten()
+        let on_disk = std::fs::read_dir(self.worker_dir(worker))
+            .into_iter()
+            .flatten()
+            .flatten()
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let name = name.strip_suffix(".rejected").unwrap_or(&name);
                 parse_batch_name(name)
             })
             .max()
-            .map_or(1, |m| m + 1)
+            .unwrap_or(0);
+        on_disk.max(self.taken_of(worker)).saturating_add(1)
     }
 
     /// Removes the temporary files a killed worker of this name left (its
@@ -253,15 +266,17 @@ impl Layout {
 /// `--fresh` for a training run: removes what c4sim wrote in its `out`
 /// (checkpoints, published networks, workers' files, the run id, reports),
 /// nothing else, so the run starts from nothing.
-pub fn start_over(sc: &crate::scenario::Scenario) -> Result<(), String> {
-    start_over_in(&sc.train.clone().unwrap_or_default().out_dir(&sc.path))
+/// `holding_trainer_lock`: the caller is the trainer and holds the run's
+/// lock (a lock held by anyone else means a trainer is running).
+pub fn start_over(out: &Path, holding_trainer_lock: bool) -> Result<(), String> {
+    start_over_in(out, holding_trainer_lock)
 }
 
-fn start_over_in(out: &Path) -> Result<(), String> {
+fn start_over_in(out: &Path, holding_trainer_lock: bool) -> Result<(), String> {
     // Removing a live process's files would leave it writing into a run
     // that no longer exists: stop them first.
     let layout = Layout::new(out);
-    if locked(&out.join(".trainer.lock")) {
+    if !holding_trainer_lock && locked(&out.join(TRAINER_LOCK)) {
         return Err(format!(
             "a trainer is running on {}: stop it before --fresh",
             out.display()
@@ -338,6 +353,9 @@ pub fn done_at(layout: &Layout) -> Option<u32> {
     // Older DONE files said "done: N iterations".
     text.split_whitespace().find_map(|w| w.parse().ok())
 }
+
+/// The trainer's lock file in a run's `out`: one trainer per run.
+pub const TRAINER_LOCK: &str = ".trainer.lock";
 
 pub fn net_name(iteration: u32) -> String {
     format!("net-{iteration:06}")
@@ -480,13 +498,17 @@ mod tests {
         assert!(lock(&lay.worker_dir("w1").join(".lock"))
             .unwrap_err()
             .contains(&std::process::id().to_string()));
-        let e = start_over_in(dir.path()).unwrap_err();
+        let e = start_over_in(dir.path(), false).unwrap_err();
         assert!(e.contains("worker `w1` is running"), "{e}");
         drop(held);
-        let trainer = lock(&dir.path().join(".trainer.lock")).unwrap();
-        assert!(start_over_in(dir.path()).unwrap_err().contains("a trainer is running"));
+        let trainer = lock(&dir.path().join(TRAINER_LOCK)).unwrap();
+        assert!(start_over_in(dir.path(), false)
+            .unwrap_err()
+            .contains("a trainer is running"));
+        // The trainer itself, holding the lock, may start its run over.
+        start_over_in(dir.path(), true).unwrap();
         drop(trainer);
-        start_over_in(dir.path()).unwrap();
+        start_over_in(dir.path(), false).unwrap();
         assert!(!lay.run_file().exists() && !lay.selfplay().exists());
         assert!(dir.path().join("notes.txt").exists());
     }

@@ -160,6 +160,7 @@ impl Batch {
                 s.value = r.f32()?;
                 let it = r.u32()?;
                 let ply = r.u16()?;
+                sane(&s, &header.board).map_err(|why| format!("game {index}: {why}"))?;
                 samples.push((s, it, ply));
             }
             positions += count as u64;
@@ -181,6 +182,44 @@ impl Batch {
         }
         Ok(Batch { header, games })
     }
+}
+
+/// A position a network could train on: cells on the board and not
+/// doubly filled, a finite value in \[-1, 1\], a policy of shares that sum
+/// to 1. The checksum catches damage; this catches a file written wrong,
+/// before one NaN reaches the weights.
+fn sane(s: &Sample, board: &BoardMeta) -> Result<(), String> {
+    let cells = board.rows * board.cols;
+    for i in 0..4 {
+        if s.mine[i] & s.theirs[i] != 0 {
+            return Err("a cell holds two pieces".into());
+        }
+        let beyond = |w: u64| {
+            let first = i * 64;
+            if cells >= first + 64 {
+                false
+            } else if cells <= first {
+                w != 0
+            } else {
+                w >> (cells - first) != 0
+            }
+        };
+        if beyond(s.mine[i]) || beyond(s.theirs[i]) {
+            return Err("a piece outside the board".into());
+        }
+    }
+    if !s.value.is_finite() || !(-1.0..=1.0).contains(&s.value) {
+        return Err(format!("a value target of {}", s.value));
+    }
+    let policy = &s.policy[..board.cols];
+    if policy.iter().any(|p| !p.is_finite() || *p < 0.0) {
+        return Err("a policy share that is negative or not a number".into());
+    }
+    let sum: f32 = policy.iter().sum();
+    if (sum - 1.0).abs() > 1e-3 {
+        return Err(format!("policy shares that sum to {sum}"));
+    }
+    Ok(())
 }
 
 struct Reader<'a> {
@@ -237,8 +276,8 @@ mod tests {
                         let mut policy = [0.0; MAX_SIDE];
                         policy[i % 7] = 1.0;
                         let s = Sample {
-                            mine: [i as u64, 1, 2, 3],
-                            theirs: [g as u64, 5, 6, u64::MAX],
+                            mine: [i as u64, 0, 0, 0],
+                            theirs: [(g as u64) << 30 | 1 << 41, 0, 0, 0],
                             policy,
                             value: if i % 2 == 0 { 1.0 } else { -0.5 },
                         };
@@ -289,6 +328,27 @@ mod tests {
             assert!(Batch::decode(&bad).is_err(), "byte {i} flipped");
         }
         assert!(Batch::decode(b"hello, this is not a batch file at all").is_err());
+    }
+
+    #[test]
+    fn positions_no_network_should_learn_from_are_refused() {
+        type Spoil = Box<dyn Fn(&mut Sample)>;
+        let bad: Vec<(&str, Spoil)> = vec![
+            ("NaN value", Box::new(|s| s.value = f32::NAN)),
+            ("value 2", Box::new(|s| s.value = 2.0)),
+            ("negative share", Box::new(|s| s.policy[0] = -1.0)),
+            ("shares summing to 2", Box::new(|s| s.policy[0] = 1.0)),
+            ("two pieces in a cell", Box::new(|s| s.theirs[0] |= s.mine[0] | 1)),
+            ("a piece off the board", Box::new(|s| s.mine[0] |= 1 << 42)),
+            ("a piece in a far word", Box::new(|s| s.theirs[2] = 1)),
+        ];
+        for (what, spoil) in bad {
+            let mut b = sample_batch(1, 2);
+            b.games[0].samples[1].0.mine[0] = 1;
+            spoil(&mut b.games[0].samples[1].0);
+            let e = Batch::decode(&b.encode()).unwrap_err();
+            assert!(e.starts_with("game 0: "), "{what}: {e}");
+        }
     }
 
     #[test]

@@ -58,10 +58,35 @@ impl Intake {
     }
 }
 
+/// The largest batch file read: a worker's batch of 32 games is about
+/// 100 KB; anything near this is not one.
+const MAX_FILE: u64 = 256 << 20;
+
 /// Why a file cannot be trained on, if it cannot: damage, another run,
-/// another board or another network shape.
-pub fn judge(b: &Batch, run: &RunInfo, board: BoardMeta, shape: NetShape) -> Result<(), String> {
+/// another board or network shape, a network newer than the trainer's (a
+/// history that is not this one), or a header that does not name the
+/// folder and file it is in (a copied folder would be taken twice).
+pub fn judge(
+    b: &Batch,
+    run: &RunInfo,
+    at: (&str, u64),
+    iteration: u32,
+    board: BoardMeta,
+    shape: NetShape,
+) -> Result<(), String> {
     let h = &b.header;
+    if (h.worker.as_str(), h.batch) != at {
+        return Err(format!(
+            "its header says worker `{}` batch {}, not the folder and name it is in",
+            h.worker, h.batch
+        ));
+    }
+    if h.net_iteration > iteration {
+        return Err(format!(
+            "played by network {}, newer than this trainer's {iteration} (another history of this directory)",
+            h.net_iteration
+        ));
+    }
     if h.run != run.id {
         return Err(format!("from another run ({}, this run is {})", h.run, run.id));
     }
@@ -93,6 +118,8 @@ pub struct Ingest {
     /// Finished files seen and not yet taken, in the order they will be.
     queue: VecDeque<(String, u64, PathBuf)>,
     workers_seen: BTreeSet<String>,
+    /// Batches taken when `intake.json` was last written.
+    told: u64,
 }
 
 impl Ingest {
@@ -120,6 +147,7 @@ impl Ingest {
             json,
             queue: VecDeque::new(),
             workers_seen: BTreeSet::new(),
+            told: u64::MAX,
         }
     }
 
@@ -136,12 +164,7 @@ impl Ingest {
     fn next_file(&mut self) -> Option<(String, u64, PathBuf)> {
         if self.queue.is_empty() {
             let ledger = &self.ledger;
-            self.queue = self
-                .layout
-                .finished_batches()
-                .into_iter()
-                .filter(|(w, b, _)| !ledger.contains(w, *b))
-                .collect();
+            self.queue = self.layout.batches_where(|w, b| !ledger.contains(w, b)).into();
         }
         self.queue.pop_front()
     }
@@ -179,18 +202,39 @@ impl Ingest {
         got
     }
 
-    fn tell_workers(&self) {
-        if let Err(e) = self.layout.write_intake(&self.ledger) {
-            tracing::warn!("cannot write {}: {e}", self.layout.intake_file().display());
+    /// Writes `intake.json` when the ledger changed since it was last written.
+    fn tell_workers(&mut self) {
+        let taken = self.ledger.count();
+        if taken == self.told {
+            return;
+        }
+        match self.layout.write_intake(&self.ledger) {
+            Ok(()) => self.told = taken,
+            Err(e) => tracing::warn!("cannot write {}: {e}", self.layout.intake_file().display()),
         }
     }
 
     /// Reads one file into `got` (or sets it aside) and records it as taken.
     fn take(&mut self, worker: &str, batch: u64, path: &std::path::Path, iteration: u32, got: &mut Intake) {
-        let read = std::fs::read(path)
-            .map_err(|e| format!("cannot be read: {e}"))
+        // A file that cannot be read now (a network file system's passing
+        // error) is not taken: it stays for the next listing.
+        let bytes = match std::fs::metadata(path) {
+            Ok(m) if m.len() > MAX_FILE => Err(format!("{} bytes, not a batch of games", m.len())),
+            Ok(_) => match std::fs::read(path) {
+                Ok(b) => Ok(b),
+                Err(e) => {
+                    tracing::warn!("{}: cannot be read now ({e}); trying again later", path.display());
+                    return;
+                }
+            },
+            Err(e) => {
+                tracing::warn!("{}: cannot be read now ({e}); trying again later", path.display());
+                return;
+            }
+        };
+        let read = bytes
             .and_then(|bytes| Batch::decode(&bytes))
-            .and_then(|b| judge(&b, &self.run, self.board, self.shape).map(|()| b));
+            .and_then(|b| judge(&b, &self.run, (worker, batch), iteration, self.board, self.shape).map(|()| b));
         self.workers_seen.insert(worker.to_string());
         match read {
             Ok(b) => {
@@ -202,7 +246,8 @@ impl Ingest {
                 got.worker_cpu_seconds += b.header.cpu_seconds;
                 got.positions_played += b.header.positions;
                 for g in b.games {
-                    got.games += 1;
+                    // A game counts toward an iteration by the positions it brings.
+                    let mut kept = false;
                     for (s, net_it, _) in g.samples {
                         let lag = iteration.saturating_sub(net_it);
                         if lag > self.max_lag {
@@ -210,8 +255,10 @@ impl Ingest {
                         } else {
                             got.lag_sum += u64::from(lag);
                             got.samples.push(s);
+                            kept = true;
                         }
                     }
+                    got.games += u64::from(kept);
                 }
             }
             Err(why) => {

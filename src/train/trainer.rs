@@ -825,12 +825,13 @@ pub(crate) fn emit(json: bool, v: serde_json::Value, text: &str) {
 
 /// `mode: train` in one process.
 pub fn run_train(sc: &Scenario, json: bool) -> Result<(), ModeError> {
-    run_train_as(sc, json, Role::Single)
+    run_train_as(sc, json, Role::Single, false)
 }
 
 /// `mode: train` as `role`: the whole run, or the trainer of a distributed
-/// one (its workers run [`super::worker::run_worker`]).
-pub fn run_train_as(sc: &Scenario, json: bool, role: Role) -> Result<(), ModeError> {
+/// one (its workers run [`super::worker::run_worker`]); `fresh` starts the
+/// run over first (`--fresh`).
+pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Result<(), ModeError> {
     crate::az::tune_allocator();
     let threads = sc.train.as_ref().map_or(0, |t| t.optimizer.threads);
     if threads > 0 && std::env::var_os("RAYON_NUM_THREADS").is_none() {
@@ -840,20 +841,40 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role) -> Result<(), ModeErr
     }
     // One trainer per run directory: a second one would train on the same
     // files and overwrite the first one's checkpoints.
+    let settings = sc.train.clone().unwrap_or_default();
+    let out = settings.out_dir(&sc.path);
+    let layout = super::exchange::Layout::new(&out);
     let _trainer_lock = match role {
-        Role::Trainer => {
-            let out = sc.train.clone().unwrap_or_default().out_dir(&sc.path);
-            Some(super::exchange::lock(&out.join(".trainer.lock")).map_err(|held| {
+        Role::Trainer => Some(
+            super::exchange::lock(&out.join(super::exchange::TRAINER_LOCK)).map_err(|held| {
                 ModeError::Failed(format!("another trainer is running on {} ({held})", out.display()))
-            })?)
-        }
+            })?,
+        ),
         Role::Single => None,
     };
+    // `resume: false` starts over as `--fresh` does; for a distributed run
+    // that means the workers' files and the run id too, or the new history
+    // would take the old run's files again.
+    if fresh || (role == Role::Trainer && !settings.resume) {
+        super::exchange::start_over(&out, role == Role::Trainer).map_err(ModeError::Failed)?;
+    }
+    match role {
+        // Workers learn at once that a run given more iterations goes on.
+        Role::Trainer => {
+            let _ = std::fs::remove_file(layout.done_file());
+        }
+        // Self-play here next to workers' files would take none of them and
+        // leave the next trainer a checkpoint without its ledger.
+        Role::Single if layout.run_file().exists() => {
+            return Err(ModeError::Usage(format!(
+                "{} holds a distributed run (run.json): continue it with --role trainer, or start over with --fresh",
+                out.display()
+            )))
+        }
+        Role::Single => {}
+    }
     let st = TrainState::open(sc, json, &role)?;
     if let Some(ing) = &st.ingest {
-        // Workers start from the network this trainer starts from; a run
-        // given more iterations goes on, so its workers must too.
-        let _ = std::fs::remove_file(ing.layout.done_file());
         let meta = Meta {
             format: checkpoint::FORMAT.into(),
             version: checkpoint::VERSION,

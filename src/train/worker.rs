@@ -10,6 +10,7 @@
 use super::exchange::{done_at, valid_worker_name, Layout, RunInfo};
 use super::gamefile::{Batch, BatchGame, BatchHeader};
 use super::selfplay::{play_parallel, SelfPlayConfig};
+use super::trainer::emit as say;
 use crate::actors::mode::ModeError;
 use crate::az::checkpoint::{BoardMeta, Meta};
 use crate::az::inference::{CpuEvaluator, Evaluate, Folded};
@@ -48,17 +49,6 @@ pub fn default_name() -> String {
     let mut n = format!("{}-{}", hostname(), std::process::id());
     n.truncate(64);
     n
-}
-
-fn say(json: bool, v: serde_json::Value, text: &str) {
-    use std::io::Write;
-    let mut o = std::io::stdout().lock();
-    let _ = if json {
-        writeln!(o, "{v}")
-    } else {
-        writeln!(o, "{text}")
-    };
-    let _ = o.flush();
 }
 
 /// Tries `what` until it works, saying why it waits (once, then every
@@ -174,13 +164,21 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
     );
     let mut net: Option<(Meta, Arc<Folded>)> = None;
     loop {
-        if layout.done_file().exists() {
+        if done(&layout) {
             say(
                 json,
                 json!({"event": "worker_done", "worker": name}),
                 &format!("worker {name}: the run is done"),
             );
             return Ok(());
+        }
+        // A run started over (`--fresh`) has a new id: this worker's files
+        // would all be refused, so it stops and says why.
+        if layout.read_run().is_ok_and(|r| r.id != run.id) {
+            return Err(ModeError::Failed(format!(
+                "the run in {} was started over; start this worker again to join the new one",
+                out.display()
+            )));
         }
         // The newest network, between batches; with one in hand a failed
         // read only delays the switch, without one it is waited for.
