@@ -1,6 +1,7 @@
 """The hostile client of issue 21: a WebSocket handshake on /ws, one frame header
 announcing 2^62 bytes, then MIB x 1 MiB of zeros; prints the server's resident
 memory before and after. Usage: hostile_frame.py C4SIM_BINARY [MIB]"""
+import socket, struct, subprocess, sys, time, re, os
 binary = sys.argv[1]; mib = int(sys.argv[2]) if len(sys.argv) > 2 else 256
 p = subprocess.Popen([binary, "web", "--player", "leftmost", "--bind", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 line = p.stdout.readline(); port = int(re.search(r":(\d+)/", line).group(1))
