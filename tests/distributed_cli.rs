@@ -66,12 +66,13 @@ fn worker(scenario: &Path, name: &str) -> Proc {
 /// Waits for a line containing `what`; returns it.
 fn line_with(p: &Proc, what: &str, within: Duration) -> String {
     let end = Instant::now() + within;
+    let mut seen = Vec::new();
     loop {
         let left = end.saturating_duration_since(Instant::now());
         match p.lines.recv_timeout(left) {
             Ok(l) if l.contains(what) => return l,
-            Ok(_) => {}
-            Err(_) => panic!("no line with `{what}` within {within:?}"),
+            Ok(l) => seen.push(l),
+            Err(_) => panic!("no line with `{what}` within {within:?}; it said: {seen:#?}"),
         }
     }
 }
@@ -167,8 +168,27 @@ fn a_trainer_and_two_workers_train_from_nothing() {
     // (DONE says 3), and a single process refuses the distributed directory.
     let more = tiny_training(dir.path(), 4, DISTRIBUTED);
     let w3 = worker(&more, "w3");
-    line_with(&w3, "batch 1:", Duration::from_secs(60));
+    loop {
+        let l = w3
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the worker plays");
+        assert!(!l.contains("differ"), "the same settings: {l}");
+        if l.contains("batch 1:") {
+            break;
+        }
+    }
     drop(w3);
+    // A worker whose scenario plays games otherwise than the trainer's says so.
+    let text = std::fs::read_to_string(&more)
+        .unwrap()
+        .replace("simulations: 32", "simulations: 33");
+    let other = dir.path().join("other.yaml");
+    std::fs::write(&other, text).unwrap();
+    let w4 = worker(&other, "w4");
+    let said = line_with(&w4, "differ from the trainer's", Duration::from_secs(60));
+    assert!(said.contains("train.mcts"), "{said}");
+    drop(w4);
     let single = Command::new(env!("CARGO_BIN_EXE_c4sim"))
         .arg("run")
         .arg(&more)

@@ -97,7 +97,7 @@ fn bar(len: u64, what: &str) -> ProgressBar {
 }
 
 /// The training settings as JSON, for `meta.json`.
-fn settings_json(t: &TrainSettings) -> serde_json::Value {
+pub(crate) fn settings_json(t: &TrainSettings) -> serde_json::Value {
     let openings = match &t.eval.openings {
         OpeningSuite::Plies(p) => json!({ "plies": p }),
         OpeningSuite::File(f) => json!({ "file": f }),

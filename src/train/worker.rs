@@ -85,6 +85,26 @@ fn retry<T>(
     }
 }
 
+/// The games are played with this worker's own scenario: a copy that
+/// differs from the trainer's in how games are played is worth a line.
+fn warn_if_settings_differ(meta: &Meta, settings: &crate::scenario::train::TrainSettings, name: &str, json: bool) {
+    let mine = super::trainer::settings_json(settings);
+    let differ: Vec<&str> = ["mcts", "self_play"]
+        .into_iter()
+        .filter(|k| meta.settings.get(*k).is_some_and(|theirs| *theirs != mine[*k]))
+        .collect();
+    if !differ.is_empty() {
+        say(
+            json,
+            json!({"event": "worker_settings_differ", "worker": name, "sections": differ}),
+            &format!(
+                "worker {name}: this scenario's train.{} differ from the trainer's; playing with this scenario's",
+                differ.join(" and train.")
+            ),
+        );
+    }
+}
+
 /// `--role selfplay`.
 pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(), ModeError> {
     crate::az::tune_allocator();
@@ -203,7 +223,10 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
                 Ok((meta, Arc::new(folded)))
             };
             match (load(), net.is_some()) {
-                (Ok(n), _) => net = Some(n),
+                (Ok(n), _) => {
+                    warn_if_settings_differ(&n.0, &settings, &name, json);
+                    net = Some(n)
+                }
                 (Err(why), true) => tracing::warn!("worker {name}: {why}; playing on with the network in hand"),
                 (Err(_), false) => match retry(&layout, &done, &name, json, MAX_RETRY, load) {
                     Some(n) => net = Some(n),
