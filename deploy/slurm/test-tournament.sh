@@ -42,32 +42,18 @@ array=$(scontrol -o show job "$merge" | sed -n 's/.*Dependency=afterok:\([0-9]*\
 [ -n "$array" ] || fail "merge job $merge has no afterok dependency: $(scontrol -o show job "$merge")"
 say "submitted shard array $array and merge job $merge"
 
-# No accounting (no sacct): job states come from scontrol, which keeps
-# finished jobs for MinJobAge (300 s in local-slurm.sh's conf).
-states() { { scontrol -o show job "$array"; scontrol -o show job "$merge"; } 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
+jobs="$array $merge"
 dump() {
-    scontrol -o show job "$array" >&2 || true
-    scontrol -o show job "$merge" >&2 || true
+    job_records >&2 || true
     for f in "$work"/sharded/c4sim-*.log; do
         [ -f "$f" ] && { echo "---- $f" >&2; tail -20 "$f" >&2; }
     done
 }
-while :; do
-    s=$(states | sort | uniq -c | tr -s ' \n' ' ')
-    if ! states | grep -qvx COMPLETED; then
-        [ -n "$(states)" ] || { dump; fail "jobs $array/$merge unknown to scontrol"; }
-        break
-    fi
-    if states | grep -qE 'FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE'; then
-        dump; fail "a job did not succeed: $s"
-    fi
-    if scontrol -o show job "$merge" | grep -q 'Reason=DependencyNeverSatisfied'; then
-        dump; fail "merge can never run (a shard failed): $s"
-    fi
-    [ $(($(date +%s) - t0)) -lt "$timeout_s" ] || { dump; fail "jobs not done after ${timeout_s}s: $s"; }
-    sleep 1
-done
-say "all jobs completed ($(states | wc -l) records)"
+never_runs() {
+    scontrol -o show job "$merge" | grep -q 'Reason=DependencyNeverSatisfied' && echo "merge can never run (a shard failed)"
+}
+wait_jobs
+say "all jobs completed ($(job_states | wc -l) records)"
 
 merged=$work/sharded/$report_dir
 [ -s "$merged/standings.csv" ] || { dump; fail "merge wrote no $merged/standings.csv"; }

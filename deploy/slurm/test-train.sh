@@ -65,31 +65,17 @@ array=$(echo "$ids" | sed -n 's/^workers job \([0-9]*\)$/\1/p')
 [ -n "$trainer" ] && [ -n "$array" ] || fail "could not read the job ids from submit-train.sh output: $ids"
 say "submitted trainer job $trainer and worker array $array"
 
-# No accounting (no sacct): job states come from scontrol, which keeps
-# finished jobs for MinJobAge (300 s in local-slurm.sh's conf). A pending
-# array is one record; once started, one per task.
-records() { { scontrol -o show job "$trainer"; scontrol -o show job "$array"; } 2>/dev/null; }
-states() { records | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
+jobs="$trainer $array"
 dump() {
-    records >&2 || true
+    job_records >&2 || true
     for f in "$work"/c4sim-*.log; do
         [ -f "$f" ] && { echo "---- $f" >&2; tail -20 "$f" >&2; }
     done
     ls -R "$out" 2>/dev/null | head -60 >&2 || true
 }
-while :; do
-    s=$(states | sort | uniq -c | tr -s ' \n' ' ')
-    if ! states | grep -qvx COMPLETED; then
-        [ -n "$(states)" ] || { dump; fail "jobs $trainer/$array unknown to scontrol"; }
-        break
-    fi
-    if states | grep -qE 'FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE|PREEMPTED'; then
-        dump; fail "a job did not succeed: $s"
-    fi
-    [ $(($(date +%s) - t0)) -lt "$timeout_s" ] || { dump; fail "jobs not done after ${timeout_s}s: $s"; }
-    sleep 1
-done
-say "all jobs completed ($(states | wc -l) records) $(($(date +%s) - submitted)) s after submission"
+never_runs() { false; }
+wait_jobs
+say "all jobs completed ($(job_states | wc -l) records) $(($(date +%s) - submitted)) s after submission"
 
 # Every job: COMPLETED with exit code 0:0, the trainer once and each worker task.
 scontrol -o show job "$trainer" | grep -q 'JobState=COMPLETED .*ExitCode=0:0' || { dump; fail "trainer job $trainer did not exit 0"; }

@@ -12,6 +12,7 @@ use crate::az::inference::{CpuEvaluator, Evaluate, Folded};
 use crate::az::network::{Net, NetShape};
 use crate::game::bitboard::{with_width, Geometry};
 use crate::game::MAX_SIDE;
+use crate::scenario::Scenario;
 use crate::train::exchange::{Layout, Ledger};
 use crate::train::gamefile::{Batch, BatchGame, BatchHeader};
 use crate::train::ingest::Ingest;
@@ -98,7 +99,7 @@ pub fn synthetic(run: &str, worker: &str, batch: u64, board: BoardMeta, shape: N
     }
 }
 
-fn shape_of(sc: &crate::scenario::Scenario) -> NetShape {
+fn shape_of(sc: &Scenario) -> NetShape {
     let t = sc.train.clone().unwrap_or_default();
     NetShape {
         rows: sc.board.rows,
@@ -123,13 +124,12 @@ fn write_as(args: &IngestArgs, dir: &Path, name: &str) -> Result<(), String> {
 }
 
 /// One worker's self-play rate on one core: positions per second (wall, CPU).
-fn one_worker(args: &IngestArgs) -> Result<(f64, f64, u64), String> {
-    let sc = crate::scenario::load(&args.scenario).map_err(|e| e.to_string())?;
+fn one_worker(args: &IngestArgs, sc: &Scenario) -> Result<(f64, f64, u64), String> {
     let settings = sc.train.clone().unwrap_or_default();
-    let shape = shape_of(&sc);
+    let shape = shape_of(sc);
     let net = Net::new(shape, 7, &candle_core::Device::Cpu).map_err(|e| e.to_string())?;
     let folded = Arc::new(Folded::from_net(&net).map_err(|e| e.to_string())?);
-    let cfg = SelfPlayConfig::from_settings(&settings, args.games as usize);
+    let cfg = SelfPlayConfig::from_settings(&settings, true, args.games);
     let mut evals: Vec<Box<dyn Evaluate>> = vec![Box::new(CpuEvaluator::new(folded))];
     let done = AtomicU64::new(0);
     let (t0, c0) = (Instant::now(), crate::util::cpu_seconds());
@@ -147,8 +147,7 @@ struct Round {
     files: u64,
 }
 
-fn round(args: &IngestArgs, seed: u64) -> Result<Round, String> {
-    let sc = crate::scenario::load(&args.scenario).map_err(|e| e.to_string())?;
+fn round(args: &IngestArgs, sc: &Scenario, seed: u64) -> Result<Round, String> {
     let dir = std::env::temp_dir().join(format!("c4sim-bench-ingest-{}-{seed}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -189,7 +188,7 @@ fn round(args: &IngestArgs, seed: u64) -> Result<Round, String> {
         .map(|(_, _, p)| std::fs::metadata(p).map_or(0, |m| m.len()))
         .sum();
     let total = files * args.positions as u64;
-    let mut ingest = Ingest::new(layout, run, board, shape_of(&sc), Ledger::default(), 0, total, 0, false);
+    let mut ingest = Ingest::new(layout, run, shape_of(sc), Ledger::default(), 0, total, 0, false);
     let mut replay = Replay::new(200_000);
     let t1 = Instant::now();
     let got = ingest.gather(0);
@@ -222,10 +221,10 @@ pub fn run(args: &IngestArgs) -> Result<(), String> {
     let sc = crate::scenario::load(&args.scenario).map_err(|e| e.to_string())?;
     let shape = shape_of(&sc);
     let sims = sc.train.clone().unwrap_or_default().mcts.simulations;
-    let (worker_wall, worker_cpu, worker_positions) = one_worker(args)?;
+    let (worker_wall, worker_cpu, worker_positions) = one_worker(args, &sc)?;
     let mut rounds = Vec::new();
     for r in 0..args.rounds.max(1) {
-        rounds.push(round(args, r as u64)?);
+        rounds.push(round(args, &sc, r as u64)?);
     }
     let med = |f: &dyn Fn(&Round) -> f64| {
         let mut v: Vec<f64> = rounds.iter().map(f).collect();

@@ -58,6 +58,19 @@ impl Layout {
     pub fn done_file(&self) -> PathBuf {
         self.out.join("DONE")
     }
+    /// Held by the live trainer (see [`lock`]): one trainer per run.
+    pub fn trainer_lock(&self) -> PathBuf {
+        self.out.join(".trainer.lock")
+    }
+    /// Held by a live worker (see [`lock`]).
+    pub fn worker_lock(&self, worker: &str) -> PathBuf {
+        self.worker_dir(worker).join(".lock")
+    }
+
+    /// The trainer reached `iterations`: read back by [`done_at`].
+    pub fn write_done(&self, iterations: u32) -> std::io::Result<()> {
+        crate::util::write_atomic(&self.done_file(), format!("{iterations}\n").as_bytes())
+    }
     pub fn intake_file(&self) -> PathBuf {
         self.out.join("intake.json")
     }
@@ -269,14 +282,10 @@ impl Layout {
 /// `holding_trainer_lock`: the caller is the trainer and holds the run's
 /// lock (a lock held by anyone else means a trainer is running).
 pub fn start_over(out: &Path, holding_trainer_lock: bool) -> Result<(), String> {
-    start_over_in(out, holding_trainer_lock)
-}
-
-fn start_over_in(out: &Path, holding_trainer_lock: bool) -> Result<(), String> {
     // Removing a live process's files would leave it writing into a run
     // that no longer exists: stop them first.
     let layout = Layout::new(out);
-    if !holding_trainer_lock && locked(&out.join(TRAINER_LOCK)) {
+    if !holding_trainer_lock && locked(&layout.trainer_lock()) {
         return Err(format!(
             "a trainer is running on {}: stop it before --fresh",
             out.display()
@@ -284,7 +293,7 @@ fn start_over_in(out: &Path, holding_trainer_lock: bool) -> Result<(), String> {
     }
     if let Ok(rd) = std::fs::read_dir(layout.selfplay()) {
         for w in rd.flatten() {
-            if locked(&w.path().join(".lock")) {
+            if locked(&layout.worker_lock(&w.file_name().to_string_lossy())) {
                 return Err(format!(
                     "worker `{}` is running on {}: stop the workers before --fresh",
                     w.file_name().to_string_lossy(),
@@ -299,8 +308,13 @@ fn start_over_in(out: &Path, holding_trainer_lock: bool) -> Result<(), String> {
             std::fs::remove_dir_all(&p).map_err(|e| format!("cannot clear {}: {e}", p.display()))?;
         }
     }
-    for file in ["run.json", "DONE", "intake.json", "metrics.csv", "curves.svg"] {
-        let p = out.join(file);
+    for p in [
+        layout.run_file(),
+        layout.done_file(),
+        layout.intake_file(),
+        out.join("metrics.csv"),
+        out.join("curves.svg"),
+    ] {
         if p.exists() {
             std::fs::remove_file(&p).map_err(|e| format!("cannot remove {}: {e}", p.display()))?;
         }
@@ -353,9 +367,6 @@ pub fn done_at(layout: &Layout) -> Option<u32> {
     // Older DONE files said "done: N iterations".
     text.split_whitespace().find_map(|w| w.parse().ok())
 }
-
-/// The trainer's lock file in a run's `out`: one trainer per run.
-pub const TRAINER_LOCK: &str = ".trainer.lock";
 
 pub fn net_name(iteration: u32) -> String {
     format!("net-{iteration:06}")
@@ -494,21 +505,21 @@ mod tests {
         )
         .unwrap();
         std::fs::write(dir.path().join("notes.txt"), b"mine").unwrap();
-        let held = lock(&lay.worker_dir("w1").join(".lock")).unwrap();
-        assert!(lock(&lay.worker_dir("w1").join(".lock"))
+        let held = lock(&lay.worker_lock("w1")).unwrap();
+        assert!(lock(&lay.worker_lock("w1"))
             .unwrap_err()
             .contains(&std::process::id().to_string()));
-        let e = start_over_in(dir.path(), false).unwrap_err();
+        let e = start_over(dir.path(), false).unwrap_err();
         assert!(e.contains("worker `w1` is running"), "{e}");
         drop(held);
-        let trainer = lock(&dir.path().join(TRAINER_LOCK)).unwrap();
-        assert!(start_over_in(dir.path(), false)
+        let trainer = lock(&lay.trainer_lock()).unwrap();
+        assert!(start_over(dir.path(), false)
             .unwrap_err()
             .contains("a trainer is running"));
         // The trainer itself, holding the lock, may start its run over.
-        start_over_in(dir.path(), true).unwrap();
+        start_over(dir.path(), true).unwrap();
         drop(trainer);
-        start_over_in(dir.path(), false).unwrap();
+        start_over(dir.path(), false).unwrap();
         assert!(!lay.run_file().exists() && !lay.selfplay().exists());
         assert!(dir.path().join("notes.txt").exists());
     }
@@ -518,7 +529,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let lay = Layout::new(dir.path());
         assert_eq!(done_at(&lay), None);
-        std::fs::write(lay.done_file(), "12\n").unwrap();
+        lay.write_done(12).unwrap();
         assert_eq!(done_at(&lay), Some(12));
         std::fs::write(lay.done_file(), "done: 4 iterations\n").unwrap();
         assert_eq!(done_at(&lay), Some(4));

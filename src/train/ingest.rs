@@ -12,7 +12,6 @@
 
 use super::exchange::{Layout, Ledger, RunInfo};
 use super::gamefile::Batch;
-use crate::az::checkpoint::BoardMeta;
 use crate::az::encode::Sample;
 use crate::az::network::NetShape;
 use std::collections::{BTreeSet, VecDeque};
@@ -66,14 +65,7 @@ const MAX_FILE: u64 = 256 << 20;
 /// another board or network shape, a network newer than the trainer's (a
 /// history that is not this one), or a header that does not name the
 /// folder and file it is in (a copied folder would be taken twice).
-pub fn judge(
-    b: &Batch,
-    run: &RunInfo,
-    at: (&str, u64),
-    iteration: u32,
-    board: BoardMeta,
-    shape: NetShape,
-) -> Result<(), String> {
+pub fn judge(b: &Batch, run: &RunInfo, at: (&str, u64), iteration: u32, shape: NetShape) -> Result<(), String> {
     let h = &b.header;
     if (h.worker.as_str(), h.batch) != at {
         return Err(format!(
@@ -90,8 +82,8 @@ pub fn judge(
     if h.run != run.id {
         return Err(format!("from another run ({}, this run is {})", h.run, run.id));
     }
-    if h.board != board {
-        return Err(format!("for a {} board, this run's is {board}", h.board));
+    if h.board != run.board {
+        return Err(format!("for a {} board, this run's is {}", h.board, run.board));
     }
     if h.network != shape {
         return Err(format!(
@@ -105,8 +97,8 @@ pub fn judge(
 /// The trainer's side of the shared volume.
 pub struct Ingest {
     pub layout: Layout,
+    /// This run's id and board.
     pub run: RunInfo,
-    pub board: BoardMeta,
     pub shape: NetShape,
     pub ledger: Ledger,
     pub max_lag: u32,
@@ -127,7 +119,6 @@ impl Ingest {
     pub fn new(
         layout: Layout,
         run: RunInfo,
-        board: BoardMeta,
         shape: NetShape,
         ledger: Ledger,
         max_lag: u32,
@@ -138,7 +129,6 @@ impl Ingest {
         Ingest {
             layout,
             run,
-            board,
             shape,
             ledger,
             max_lag,
@@ -181,12 +171,7 @@ impl Ingest {
             let Some((worker, batch, path)) = self.next_file() else {
                 // Idle: workers waiting on their backlog learn they may go on.
                 self.tell_workers();
-                let quiet = if self.workers_seen.is_empty() {
-                    QUIET_ALONE
-                } else {
-                    QUIET
-                };
-                if last_news.elapsed() >= quiet && said_at.map_or(true, |t| t.elapsed() >= QUIET) {
+                if last_news.elapsed() >= self.quiet() && said_at.map_or(true, |t| t.elapsed() >= QUIET) {
                     self.say_waiting(&got);
                     said_at = Some(Instant::now());
                 }
@@ -198,8 +183,23 @@ impl Ingest {
             self.take(&worker, batch, &path, iteration, &mut got);
         }
         got.seconds = t0.elapsed().as_secs_f64();
+        let l = &mut self.ledger;
+        l.files += got.files;
+        l.games += got.games;
+        l.positions += got.samples.len() as u64;
+        l.stale += got.stale;
+        l.rejected += got.rejected;
         self.tell_workers();
         got
+    }
+
+    /// How long without a new file before the trainer says it waits.
+    fn quiet(&self) -> Duration {
+        if self.workers_seen.is_empty() {
+            QUIET_ALONE
+        } else {
+            QUIET
+        }
     }
 
     /// Writes `intake.json` when the ledger changed since it was last written.
@@ -218,15 +218,12 @@ impl Ingest {
     fn take(&mut self, worker: &str, batch: u64, path: &std::path::Path, iteration: u32, got: &mut Intake) {
         // A file that cannot be read now (a network file system's passing
         // error) is not taken: it stays for the next listing.
-        let bytes = match std::fs::metadata(path) {
-            Ok(m) if m.len() > MAX_FILE => Err(format!("{} bytes, not a batch of games", m.len())),
-            Ok(_) => match std::fs::read(path) {
-                Ok(b) => Ok(b),
-                Err(e) => {
-                    tracing::warn!("{}: cannot be read now ({e}); trying again later", path.display());
-                    return;
-                }
-            },
+        let bytes = std::fs::metadata(path).and_then(|m| match m.len() {
+            n if n > MAX_FILE => Ok(Err(format!("{n} bytes, not a batch of games"))),
+            _ => std::fs::read(path).map(Ok),
+        });
+        let bytes = match bytes {
+            Ok(b) => b,
             Err(e) => {
                 tracing::warn!("{}: cannot be read now ({e}); trying again later", path.display());
                 return;
@@ -234,7 +231,7 @@ impl Ingest {
         };
         let read = bytes
             .and_then(|bytes| Batch::decode(&bytes))
-            .and_then(|b| judge(&b, &self.run, (worker, batch), iteration, self.board, self.shape).map(|()| b));
+            .and_then(|b| judge(&b, &self.run, (worker, batch), iteration, self.shape).map(|()| b));
         self.workers_seen.insert(worker.to_string());
         match read {
             Ok(b) => {
@@ -284,12 +281,7 @@ impl Ingest {
         let text = format!(
             "waiting for self-play: no new game file in {} for {} s ({} of {} {} this iteration; workers seen: {})",
             self.layout.selfplay().display(),
-            if self.workers_seen.is_empty() {
-                QUIET_ALONE
-            } else {
-                QUIET
-            }
-            .as_secs(),
+            self.quiet().as_secs(),
             if self.positions > 0 {
                 got.samples.len() as u64
             } else {
@@ -311,19 +303,11 @@ impl Ingest {
     }
 }
 
-/// Folds one iteration's intake into the ledger's run totals.
-pub fn count(ledger: &mut Ledger, got: &Intake) {
-    ledger.files += got.files;
-    ledger.games += got.games;
-    ledger.positions += got.samples.len() as u64;
-    ledger.stale += got.stale;
-    ledger.rejected += got.rejected;
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::gamefile::{BatchGame, BatchHeader};
     use super::*;
+    use crate::az::checkpoint::BoardMeta;
     use crate::game::MAX_SIDE;
 
     fn shape() -> NetShape {
@@ -393,17 +377,7 @@ mod tests {
         bad_shape.header.network.channels = 16;
         write("b", 3, bad_shape.encode());
         write("c", 3, batch(&run.id, "c", 3, 4, 30).encode());
-        let mut ing = Ingest::new(
-            layout.clone(),
-            run.clone(),
-            board(),
-            shape(),
-            Ledger::default(),
-            3,
-            35,
-            0,
-            false,
-        );
+        let mut ing = Ingest::new(layout.clone(), run.clone(), shape(), Ledger::default(), 3, 35, 0, false);
         let got = ing.gather(5);
         assert_eq!(got.samples.len(), 40);
         // Three files read (one of them all stale), three set aside.
@@ -419,7 +393,7 @@ mod tests {
         write("a", 3, batch(&run.id, "a", 3, 5, 40).encode());
         let got = ing.gather(5);
         assert_eq!((got.files, got.samples.len()), (1, 40));
-        let mut again = Ingest::new(layout, run, board(), shape(), saved, 3, 35, 0, false);
+        let mut again = Ingest::new(layout, run, shape(), saved, 3, 35, 0, false);
         let got = again.gather(5);
         assert_eq!((got.files, got.samples.len()), (1, 40));
     }

@@ -61,8 +61,17 @@ pub struct SelfPlayConfig {
 }
 
 impl SelfPlayConfig {
-    /// A run's `train:` settings, with `concurrent` games per worker thread.
-    pub fn from_settings(s: &crate::scenario::train::TrainSettings, concurrent: usize) -> Self {
+    /// A run's `train:` settings for a thread that plays `games` games:
+    /// `self_play.concurrent_games` of them at once (0: 64 on a CPU, 256 on
+    /// a GPU), never more than it has.
+    pub fn from_settings(s: &crate::scenario::train::TrainSettings, on_cpu: bool, games: u64) -> Self {
+        let concurrent = match s.self_play.concurrent_games {
+            0 if on_cpu => 64,
+            0 => 256,
+            n => n as usize,
+        }
+        .min(games as usize)
+        .max(1);
         SelfPlayConfig {
             simulations: s.mcts.simulations,
             c_puct: s.mcts.c_puct,

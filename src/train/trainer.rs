@@ -15,7 +15,7 @@
 
 use super::accuracy::{load_positions, measure};
 use super::exchange::{Layout, Ledger};
-use super::ingest::{self, Ingest};
+use super::ingest::Ingest;
 use super::metrics::{self, Row};
 use super::replay::{average_duplicates, Batch, Replay};
 use super::selfplay::{play_parallel, SelfPlayConfig};
@@ -257,7 +257,6 @@ impl TrainState {
                 Some(Ingest::new(
                     layout,
                     run,
-                    BoardMeta::from(cfg),
                     net.shape,
                     ledger,
                     d.max_lag,
@@ -346,11 +345,9 @@ impl TrainState {
             None => self.self_play()?,
             Some(ing) => {
                 let got = ing.gather(self.iteration);
-                ingest::count(&mut ing.ledger, &got);
                 let row = Row {
                     iteration: self.iteration + 1,
                     games: got.games,
-                    selfplay_games_per_s: got.games as f64 / got.seconds.max(1e-9),
                     // Per CPU-second of the workers that played them.
                     simulations_per_s: got.simulations as f64 / got.worker_cpu_seconds.max(1e-9),
                     selfplay_s: got.seconds,
@@ -376,15 +373,7 @@ impl TrainState {
         let it = self.iteration + 1;
         let s = &self.settings;
         let games = s.self_play.games_per_iteration as u64;
-        let per_worker = games.div_ceil(self.workers as u64) as usize;
-        let concurrent = match s.self_play.concurrent_games {
-            0 if self.device.is_cpu() => 64,
-            0 => 256,
-            n => n as usize,
-        }
-        .min(per_worker)
-        .max(1);
-        let cfg = SelfPlayConfig::from_settings(s, concurrent);
+        let cfg = SelfPlayConfig::from_settings(s, self.device.is_cpu(), games.div_ceil(self.workers as u64));
         let mut evals = self.evaluators()?;
         let seed = seed::derive(self.seed, it as u64, seed::SELF_PLAY_ITERATION);
         let done = AtomicU64::new(0);
@@ -445,13 +434,12 @@ impl TrainState {
             row.policy_loss = Some(pl);
             row.value_loss = Some(vl);
             row.train_steps_per_s = steps as f64 / row.train_s.max(1e-9);
-            if self.ingest.is_some() {
-                // The trainer waits for files while the workers play, and
-                // they play on while it trains: games arrived per second of both.
-                let span = (row.selfplay_s + row.train_s).max(1e-9);
-                row.selfplay_games_per_s = row.games as f64 / span;
-            }
             self.folded = Arc::new(Folded::from_net(&self.net).map_err(|e| e.to_string())?);
+        }
+        if self.ingest.is_some() {
+            // The trainer waits for files while the workers play, and they
+            // play on while it trains: games arrived per second of both.
+            row.selfplay_games_per_s = row.games as f64 / (row.selfplay_s + row.train_s).max(1e-9);
         }
         Ok(row)
     }
@@ -521,7 +509,16 @@ impl TrainState {
             let text = serde_json::to_vec_pretty(&ing.ledger).map_err(|e| e.to_string())?;
             crate::util::write_atomic(&w.dir.join(LEDGER_FILE), &text).map_err(io)?;
         }
-        let meta = Meta {
+        let dir = w.commit(&self.meta(it, self.history.clone())).map_err(io)?;
+        self.iteration = it;
+        self.publish()?;
+        self.write_reports()?;
+        Ok(dir)
+    }
+
+    /// `meta.json` of the network at iteration `it`, with `metrics`.
+    fn meta(&self, it: u32, metrics: Vec<Row>) -> Meta {
+        Meta {
             format: checkpoint::FORMAT.into(),
             version: checkpoint::VERSION,
             board: self.cfg.into(),
@@ -531,21 +528,21 @@ impl TrainState {
             replay_samples: self.replay.len(),
             seed: self.seed,
             settings: settings_json(&self.settings),
-            metrics: self.history.clone(),
-        };
-        let dir = w.commit(&meta).map_err(io)?;
-        self.iteration = it;
-        if let Some(ing) = &self.ingest {
-            let public = Meta {
-                metrics: Vec::new(),
-                ..meta
-            };
-            ing.layout
-                .publish(&self.net, &public)
-                .map_err(|e| format!("publishing network {it}: {e}"))?;
+            metrics,
         }
-        self.write_reports()?;
-        Ok(dir)
+    }
+
+    /// A distributed trainer publishes its current network for the workers
+    /// (nothing for a single process). The metrics stay in the checkpoint.
+    fn publish(&self) -> Result<(), String> {
+        let Some(ing) = &self.ingest else {
+            return Ok(());
+        };
+        let it = self.iteration;
+        ing.layout
+            .publish(&self.net, &self.meta(it, Vec::new()))
+            .map(|_| ())
+            .map_err(|e| format!("publishing network {it}: {e}"))
     }
 
     /// `metrics.csv` and `curves.svg`, from the history.
@@ -843,15 +840,14 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Resul
     // files and overwrite the first one's checkpoints.
     let settings = sc.train.clone().unwrap_or_default();
     let out = settings.out_dir(&sc.path);
-    let layout = super::exchange::Layout::new(&out);
-    let _trainer_lock = match role {
-        Role::Trainer => Some(
-            super::exchange::lock(&out.join(super::exchange::TRAINER_LOCK)).map_err(|held| {
+    let layout = Layout::new(&out);
+    let _trainer_lock =
+        match role {
+            Role::Trainer => Some(super::exchange::lock(&layout.trainer_lock()).map_err(|held| {
                 ModeError::Failed(format!("another trainer is running on {} ({held})", out.display()))
-            })?,
-        ),
-        Role::Single => None,
-    };
+            })?),
+            Role::Single => None,
+        };
     // `resume: false` starts over as `--fresh` does; for a distributed run
     // that means the workers' files and the run id too, or the new history
     // would take the old run's files again.
@@ -874,24 +870,8 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Resul
         Role::Single => {}
     }
     let st = TrainState::open(sc, json, &role)?;
-    if let Some(ing) = &st.ingest {
-        let meta = Meta {
-            format: checkpoint::FORMAT.into(),
-            version: checkpoint::VERSION,
-            board: st.cfg.into(),
-            network: st.net.shape,
-            iteration: st.iteration,
-            optimizer_step: st.opt.step,
-            replay_samples: st.replay.len(),
-            seed: st.seed,
-            settings: settings_json(&st.settings),
-            metrics: Vec::new(),
-        };
-        ing.layout
-            .publish(&st.net, &meta)
-            .map_err(|e| ModeError::Failed(format!("publishing network {}: {e}", st.iteration)))?;
-    }
-    let done_file = st.ingest.as_ref().map(|i| i.layout.done_file());
+    // Workers start from the network this trainer starts from.
+    st.publish()?;
     crate::scenario::resolved::save(sc, &st.out)
         .map_err(|e| ModeError::Failed(format!("cannot write in {}: {e}", st.out.display())))?;
     let total = st.settings.iterations;
@@ -927,8 +907,8 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Resul
     if start >= total {
         // Nothing left to do, but the reports are brought up to date.
         st.write_reports()?;
-        if let Some(f) = &done_file {
-            let _ = crate::util::write_atomic(f, format!("{start}\n").as_bytes());
+        if role == Role::Trainer {
+            let _ = layout.write_done(start);
         }
         emit(
             json,
@@ -973,11 +953,11 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Resul
         },
     );
     let last = result?;
-    if let Some(f) = &done_file {
-        // Tells the workers to stop: the iterations done, which a worker
-        // compares with its own scenario's (a run given more goes on).
-        crate::util::write_atomic(f, format!("{total}\n").as_bytes())
-            .map_err(|e| ModeError::Failed(format!("cannot write {}: {e}", f.display())))?;
+    if role == Role::Trainer {
+        // Tells the workers to stop (a worker whose scenario asks for more goes on).
+        layout
+            .write_done(total)
+            .map_err(|e| ModeError::Failed(format!("cannot write {}: {e}", layout.done_file().display())))?;
     }
     let score = last.as_ref().and_then(|r| r.eval_score);
     emit(

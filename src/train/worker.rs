@@ -54,8 +54,7 @@ pub fn default_name() -> String {
 /// Tries `what` until it works, saying why it waits (once, then every
 /// minute), with waits growing to `max_wait`. `None` once the run is done.
 fn retry<T>(
-    layout: &Layout,
-    done: &dyn Fn(&Layout) -> bool,
+    done: &dyn Fn() -> bool,
     worker: &str,
     json: bool,
     max_wait: Duration,
@@ -64,7 +63,7 @@ fn retry<T>(
     let mut wait = Duration::from_millis(200);
     let mut said: Option<Instant> = None;
     loop {
-        if done(layout) {
+        if done() {
             return None;
         }
         match what() {
@@ -114,7 +113,7 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
     // The trainer wrote DONE with the iterations it reached; a scenario
     // asking for more means the run goes on (its trainer will say so).
     let iterations = settings.iterations;
-    let done = move |l: &Layout| done_at(l).is_some_and(|n| n >= iterations);
+    let done = || done_at(&layout).is_some_and(|n| n >= iterations);
     let name = name.unwrap_or_else(default_name);
     if !valid_worker_name(&name) {
         return Err(ModeError::Usage(format!(
@@ -123,7 +122,7 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
         )));
     }
     // Held for as long as the worker lives; the kernel drops it however it ends.
-    let _lock = super::exchange::lock(&layout.worker_dir(&name).join(".lock")).map_err(|held| {
+    let _lock = super::exchange::lock(&layout.worker_lock(&name)).map_err(|held| {
         ModeError::Failed(format!(
             "another worker named `{name}` is running on {} ({held}): give each worker its own --worker NAME",
             out.display()
@@ -131,7 +130,7 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
     })?;
     layout.clear_leftovers(&name);
     let board = BoardMeta::from(sc.board);
-    let Some(run): Option<RunInfo> = retry(&layout, &done, &name, json, MAX_RETRY, || {
+    let Some(run): Option<RunInfo> = retry(&done, &name, json, MAX_RETRY, || {
         let run = layout.read_run().map_err(|_| {
             format!(
                 "no {} yet (the trainer writes it when it starts)",
@@ -159,13 +158,7 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
         n => n as usize,
     };
     let games = settings.distributed.games_per_batch as u64;
-    let concurrent = match settings.self_play.concurrent_games {
-        0 => 64,
-        n => n as usize,
-    }
-    .min(games.div_ceil(threads as u64) as usize)
-    .max(1);
-    let cfg = SelfPlayConfig::from_settings(&settings, concurrent);
+    let cfg = SelfPlayConfig::from_settings(&settings, true, games.div_ceil(threads as u64));
     let worker_seed = seed::derive(
         run.seed,
         u64::from(crc32fast::hash(name.as_bytes())),
@@ -184,7 +177,7 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
     );
     let mut net: Option<(Meta, Arc<Folded>)> = None;
     loop {
-        if done(&layout) {
+        if done() {
             say(
                 json,
                 json!({"event": "worker_done", "worker": name}),
@@ -228,7 +221,7 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
                     net = Some(n)
                 }
                 (Err(why), true) => tracing::warn!("worker {name}: {why}; playing on with the network in hand"),
-                (Err(_), false) => match retry(&layout, &done, &name, json, MAX_RETRY, load) {
+                (Err(_), false) => match retry(&done, &name, json, MAX_RETRY, load) {
                     Some(n) => net = Some(n),
                     None => continue,
                 },
@@ -238,7 +231,7 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
         let backlog = |layout: &Layout| (batch - 1).saturating_sub(layout.taken_of(&name));
         if backlog(&layout) >= u64::from(settings.distributed.max_backlog) {
             // Polled often: the trainer takes files in seconds.
-            let ready = retry(&layout, &done, &name, json, Duration::from_millis(300), || {
+            let ready = retry(&done, &name, json, Duration::from_millis(300), || {
                 let n = backlog(&layout);
                 if n >= u64::from(settings.distributed.max_backlog) {
                     Err(format!("{n} batches not yet taken by the trainer"))
@@ -257,8 +250,8 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
             .map(|_| Box::new(CpuEvaluator::new(folded.clone())) as Box<dyn Evaluate>)
             .collect();
         let batch_seed = seed::derive(worker_seed, batch, seed::SELF_PLAY_BATCH);
-        let done = AtomicU64::new(0);
-        let (outs, stats) = with_width!(sc.board, B => play_parallel(&Geometry::<B>::new(sc.board), &cfg, &mut evals, games, batch_seed, &done));
+        let played = AtomicU64::new(0);
+        let (outs, stats) = with_width!(sc.board, B => play_parallel(&Geometry::<B>::new(sc.board), &cfg, &mut evals, games, batch_seed, &played));
         let it = meta.iteration;
         let games_out: Vec<BatchGame> = outs
             .into_iter()

@@ -13,7 +13,9 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Violation {
     /// A frame, or a fragmented message so far, over the limit: 1009.
-    TooLarge { announced: u64, limit: usize },
+    /// `announced` is its length where a header said it (`None` where the
+    /// codec found the excess after reading).
+    TooLarge { announced: Option<u64>, limit: usize },
     /// A header no client may send (reserved bits, unknown opcode, an
     /// unmasked frame, a long or fragmented control frame, continuation
     /// out of order): 1002.
@@ -37,8 +39,12 @@ impl Violation {
     /// What the person (or the client's author) reads.
     pub fn describe(&self) -> String {
         match self {
-            Violation::TooLarge { announced, limit } => {
-                format!("a frame or message of {announced} bytes; the limit is {limit}")
+            Violation::TooLarge {
+                announced: Some(n),
+                limit,
+            } => format!("a frame or message of {n} bytes; the limit is {limit}"),
+            Violation::TooLarge { announced: None, limit } => {
+                format!("a frame or message over the limit of {limit} bytes")
             }
             Violation::Protocol(why) => format!("WebSocket protocol error: {why}"),
             Violation::InvalidUtf8 => "a text message that is not UTF-8".to_string(),
@@ -207,7 +213,7 @@ impl FrameCheck {
     fn within_limit(&self, announced: u64) -> Result<(), Violation> {
         if announced > self.limit as u64 {
             Err(Violation::TooLarge {
-                announced,
+                announced: Some(announced),
                 limit: self.limit,
             })
         } else {
@@ -270,7 +276,7 @@ mod tests {
         assert_eq!(
             c.feed(&h[9..10]),
             Err(Violation::TooLarge {
-                announced: 1 << 62,
+                announced: Some(1 << 62),
                 limit: 16 * 1024
             })
         );
@@ -287,7 +293,7 @@ mod tests {
         assert_eq!(
             c.feed(&header(0x80, 600)),
             Err(Violation::TooLarge {
-                announced: 1200,
+                announced: Some(1200),
                 limit: 1000
             })
         );

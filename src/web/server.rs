@@ -127,7 +127,7 @@ fn violation(found: Option<Violation>, e: &ProtocolError) -> Violation {
     }
     match e {
         ProtocolError::Overflow => Violation::TooLarge {
-            announced: MAX_FRAME as u64 + 1,
+            announced: None,
             limit: MAX_FRAME,
         },
         ProtocolError::Io(io)
