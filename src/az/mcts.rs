@@ -155,6 +155,17 @@ impl<B: Bits> Tree<B> {
     /// Walks from the root by PUCT to a leaf, recording the node indices
     /// in `path` (root first).
     pub fn select(&self, geo: &Geometry<B>, c_puct: f32, path: &mut Vec<u32>) -> Leaf<B> {
+        self.select_from(geo, c_puct, None, path)
+    }
+
+    /// [`Tree::select`] whose first step is the root's child for column
+    /// `col` (Gumbel root search picks it, PUCT the rest of the way). The
+    /// root must be expanded and unproven, and `col` one of its children.
+    pub fn select_under(&self, geo: &Geometry<B>, c_puct: f32, col: usize, path: &mut Vec<u32>) -> Leaf<B> {
+        self.select_from(geo, c_puct, Some(col), path)
+    }
+
+    fn select_from(&self, geo: &Geometry<B>, c_puct: f32, mut first: Option<usize>, path: &mut Vec<u32>) -> Leaf<B> {
         path.clear();
         let mut node = self.root;
         let mut pos = self.root_pos;
@@ -169,25 +180,11 @@ impl<B: Bits> Tree<B> {
             if nd.first_child == NONE {
                 return Leaf::Evaluate { pos };
             }
-            let sqrt_n = (nd.visits.max(1) as f32).sqrt();
-            let mut best = nd.first_child;
-            let mut best_score = f32::NEG_INFINITY;
-            for i in nd.first_child..nd.first_child + nd.children as u32 {
-                let ch = &self.nodes[i as usize];
-                if ch.proven == LOSS {
-                    continue;
-                }
-                let q = if ch.visits == 0 {
-                    0.0
-                } else {
-                    ch.value_sum / ch.visits as f32
-                };
-                let score = q + c_puct * ch.prior * sqrt_n / (1.0 + ch.visits as f32);
-                if score > best_score {
-                    best_score = score;
-                    best = i;
-                }
-            }
+            let kids = nd.first_child..nd.first_child + nd.children as u32;
+            let forced = first
+                .take()
+                .and_then(|col| kids.clone().find(|&i| self.nodes[i as usize].col as usize == col));
+            let best = forced.unwrap_or_else(|| self.puct_child(&nd, c_puct));
             let (next, status) = pos.play(geo, self.nodes[best as usize].col as usize);
             path.push(best);
             match status {
@@ -199,6 +196,31 @@ impl<B: Bits> Tree<B> {
                 }
             }
         }
+    }
+
+    /// The child of `nd` with the highest PUCT score, never one proven lost
+    /// (the first child when all are).
+    fn puct_child(&self, nd: &Node, c_puct: f32) -> u32 {
+        let sqrt_n = (nd.visits.max(1) as f32).sqrt();
+        let mut best = nd.first_child;
+        let mut best_score = f32::NEG_INFINITY;
+        for i in nd.first_child..nd.first_child + nd.children as u32 {
+            let ch = &self.nodes[i as usize];
+            if ch.proven == LOSS {
+                continue;
+            }
+            let q = if ch.visits == 0 {
+                0.0
+            } else {
+                ch.value_sum / ch.visits as f32
+            };
+            let score = q + c_puct * ch.prior * sqrt_n / (1.0 + ch.visits as f32);
+            if score > best_score {
+                best_score = score;
+                best = i;
+            }
+        }
+        best
     }
 
     /// Gives node `node` (at position `pos`) one child per legal column,
@@ -381,6 +403,16 @@ impl<B: Bits> Tree<B> {
             let p = &mut self.nodes[i].prior;
             *p = (1.0 - weight) * *p + weight * (eta / sum) as f32;
         }
+    }
+
+    /// The root's prior per column (0 for illegal columns and before the
+    /// root is expanded), noise included if any was added.
+    pub fn root_priors(&self, cols: usize) -> Vec<f32> {
+        let mut out = vec![0f32; cols];
+        for ch in self.children(&self.nodes[self.root as usize]) {
+            out[ch.col as usize] = ch.prior;
+        }
+        out
     }
 
     /// Visits per column and the root value.

@@ -9,12 +9,14 @@
 //! | [`hosttrain`] | training steps on the CPU with a hand-written backward pass (checked against candle) |
 //! | [`inference`] | the folded fast CPU path, the candle (GPU) path, the position cache |
 //! | [`mcts`] | PUCT search in steps, so leaves of many games can share a batch |
+//! | [`gumbel`] | Gumbel root search for self-play: sequential halving, improved policy targets |
 //! | [`checkpoint`] | the model format: atomic checkpoint directories, `meta.json`, model lookup |
 //! | [`device`] | `device: auto | cpu | cuda | metal` |
 
 pub mod checkpoint;
 pub mod device;
 pub mod encode;
+pub mod gumbel;
 pub mod hosttrain;
 pub mod inference;
 pub mod mcts;

@@ -387,6 +387,8 @@ pub fn selfplay_bench(
             q_weight: 0.0,
             random_opening_plies: 0,
             exact_value_nodes: 0,
+            exact_policy_nodes: 0,
+            gumbel: false,
             concurrent: conc.min((games as usize).div_ceil(w)).max(1),
             cache_size: 200_000,
         };

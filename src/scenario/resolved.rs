@@ -198,6 +198,12 @@ fn train_value(t: &TrainSettings) -> Value {
     if let Some(f) = s.fast_simulations {
         push(&mut self_play, "fast_simulations", Value::from(f));
     }
+    if s.gumbel {
+        push(&mut self_play, "gumbel", Value::from(true));
+    }
+    if s.exact_policy_nodes > 0 {
+        push(&mut self_play, "exact_policy_nodes", Value::from(s.exact_policy_nodes));
+    }
     let openings = match &e.openings {
         train::OpeningSuite::Plies(n) => map([("plies", Value::from(*n))]),
         train::OpeningSuite::File(f) => map([("file", path(f))]),

@@ -23,7 +23,9 @@
 //! | `self_play.fast_simulations` *(c4sim)* | whole number ≥ 1: simulations of the other (fast, noise-free, unrecorded) moves | `mcts.simulations` |
 //! | `self_play.random_opening_plies` *(c4sim)* | whole number ≥ 0: each game first plays k uniformly random moves, k drawn from 0..=N (not searched, not recorded), so the network also learns the odd positions opening suites and people bring | `0` |
 //! | `self_play.q_weight` *(c4sim)* | number in [0, 1]: share of the value target taken from the root's search value q instead of the game result z: `(1 − w)·z + w·q` | `0` |
-//! | `self_play.exact_value_nodes` *(c4sim)* | whole number ≥ 0: the perfect solver's node budget per recorded position; positions it proves within it get their exact result (+1, 0, −1) as value target, the others keep theirs; policy targets never change. 0 = off; boards the solver cannot hold go without | `0` |
+//! | `self_play.exact_value_nodes` *(c4sim)* | whole number ≥ 0: the perfect solver's node budget per recorded position; positions it proves within it get their exact result (+1, 0, −1) as value target, the others keep theirs; policy targets stay the search's (but see the next key). 0 = off; boards the solver cannot hold go without | `0` |
+//! | `self_play.exact_policy_nodes` *(c4sim)* | whole number ≥ 0: for each position proven by `exact_value_nodes`, the solver's budget for scoring all its columns; where every legal column is proven, the policy target is the best columns, shared evenly, instead of the visit shares. 0 = off; needs `exact_value_nodes` | `0` |
+//! | `self_play.gumbel` *(c4sim)* | `true` or `false`: Gumbel root search (Danihelka et al. 2022) instead of PUCT with Dirichlet noise at the root: moves sampled by Gumbel-top-k and sequential halving over `mcts.simulations`, Gumbel noise for the first `temperature_moves` plies, policy targets `softmax(logits + σ(completed Q))`; below the root, PUCT as before. Meant for few simulations (16–32) | `false` |
 //! | `optimizer.steps_per_iteration` | whole number ≥ 1 | `1000` |
 //! | `optimizer.batch_size` | whole number ≥ 2 | `64` |
 //! | `optimizer.learning_rate` | number > 0 | `0.001` |
@@ -98,6 +100,10 @@ pub struct SelfPlaySettings {
     pub random_opening_plies: u32,
     /// Solver nodes per recorded position for exact value targets (0: off).
     pub exact_value_nodes: u32,
+    /// Solver nodes per proven position for exact policy targets (0: off).
+    pub exact_policy_nodes: u32,
+    /// Gumbel root search in self-play instead of PUCT + Dirichlet noise.
+    pub gumbel: bool,
 }
 
 /// `optimizer:` AdamW on policy cross-entropy + value MSE.
@@ -253,6 +259,8 @@ impl Default for TrainSettings {
                 q_weight: 0.0,
                 random_opening_plies: 0,
                 exact_value_nodes: 0,
+                exact_policy_nodes: 0,
+                gumbel: false,
             },
             optimizer: OptimizerSettings {
                 steps_per_iteration: 1000,
@@ -329,7 +337,7 @@ const DISTRIBUTED_KEYS: [&str; 5] = [
 ];
 const NETWORK_KEYS: [&str; 3] = ["blocks", "channels", "value_hidden"];
 const MCTS_KEYS: [&str; 4] = ["simulations", "c_puct", "dirichlet_alpha", "dirichlet_weight"];
-const SELF_PLAY_KEYS: [&str; 10] = [
+const SELF_PLAY_KEYS: [&str; 12] = [
     "games_per_iteration",
     "temperature_moves",
     "workers",
@@ -340,6 +348,8 @@ const SELF_PLAY_KEYS: [&str; 10] = [
     "q_weight",
     "random_opening_plies",
     "exact_value_nodes",
+    "exact_policy_nodes",
+    "gumbel",
 ];
 const OPTIMIZER_KEYS: [&str; 6] = [
     "steps_per_iteration",
@@ -499,6 +509,19 @@ pub(crate) fn parse_train(doc: Doc, v: &Node, board: BoardConfig) -> Result<Trai
         }
         u32_key(doc, e, "random_opening_plies", 0, &mut sp.random_opening_plies)?;
         u32_key(doc, e, "exact_value_nodes", 0, &mut sp.exact_value_nodes)?;
+        u32_key(doc, e, "exact_policy_nodes", 0, &mut sp.exact_policy_nodes)?;
+        if let Some((_, v)) = get(e, "gumbel") {
+            sp.gumbel = doc.bool("gumbel", v)?;
+        }
+        if let Some((_, v)) =
+            get(e, "exact_policy_nodes").filter(|_| sp.exact_policy_nodes > 0 && sp.exact_value_nodes == 0)
+        {
+            return Err(doc.err(
+                v.pos(),
+                "`exact_policy_nodes` scores positions that `exact_value_nodes` proved: set that too (e.g. 20000)"
+                    .to_string(),
+            ));
+        }
         if let Some((_, v)) = get(e, "q_weight") {
             sp.q_weight = number(doc, "q_weight", v, 0.0, false, 1.0)? as f32;
         }

@@ -17,6 +17,7 @@
 
 use super::exact::ExactValues;
 use crate::az::encode::{encode, Sample, PLANES};
+use crate::az::gumbel::{self, GumbelRoot, RootMove};
 use crate::az::inference::{Cache, Evaluate};
 use crate::az::mcts::{Leaf, Tree};
 use crate::game::bitboard::{Bits, Geometry, Position, Status};
@@ -54,6 +55,14 @@ pub struct SelfPlayConfig {
     /// positions it proves get their exact result as value target instead
     /// of the mix of `z` and `q` ([`super::exact`]).
     pub exact_value_nodes: u64,
+    /// Node budget for scoring every column of a position proven above (0:
+    /// off): where all are proven, the policy target is the best columns.
+    pub exact_policy_nodes: u64,
+    /// Gumbel root search ([`crate::az::gumbel`]) instead of PUCT with
+    /// Dirichlet noise at the root: Gumbel noise for the first
+    /// `temperature_moves` plies, the halving's survivor played, the
+    /// improved policy as target.
+    pub gumbel: bool,
     /// Games advanced at once by one worker (the largest network batch).
     pub concurrent: usize,
     /// Cached network outputs per worker (0: no cache).
@@ -83,6 +92,8 @@ impl SelfPlayConfig {
             q_weight: s.self_play.q_weight,
             random_opening_plies: s.self_play.random_opening_plies,
             exact_value_nodes: u64::from(s.self_play.exact_value_nodes),
+            exact_policy_nodes: u64::from(s.self_play.exact_policy_nodes),
+            gumbel: s.self_play.gumbel,
             concurrent,
             cache_size: s.self_play.cache_size as usize,
         }
@@ -103,6 +114,8 @@ pub struct SelfPlayStats {
     pub cache_hits: u64,
     /// Recorded positions whose value target is exact.
     pub exact_values: u64,
+    /// Recorded positions whose policy target is the solver's best columns.
+    pub exact_policies: u64,
 }
 
 impl SelfPlayStats {
@@ -115,6 +128,7 @@ impl SelfPlayStats {
         self.cache_lookups += o.cache_lookups;
         self.cache_hits += o.cache_hits;
         self.exact_values += o.exact_values;
+        self.exact_policies += o.exact_policies;
     }
 
     pub fn cache_hit_rate(&self) -> f64 {
@@ -163,6 +177,8 @@ struct Slot<B: Bits> {
     /// Waiting for the network: the leaf position (`root`: it is the root's
     /// first expansion, which is not a simulation).
     pending: Option<(Position<B>, bool)>,
+    /// The current move's Gumbel plan (`SelfPlayConfig::gumbel`).
+    plan: Option<GumbelRoot>,
 }
 
 enum Step {
@@ -184,6 +200,7 @@ impl<B: Bits> Slot<B> {
             full: true,
             path: Vec::new(),
             pending: None,
+            plan: None,
         };
         slot.full = slot.draw_full(cfg);
         slot
@@ -218,7 +235,7 @@ impl<B: Bits> Slot<B> {
         self.tree.expand(geo, leaf, &pos, logits);
         self.tree.backup(&self.path, value);
         if root {
-            if self.full {
+            if self.full && !cfg.gumbel {
                 self.tree
                     .add_root_noise(&mut self.rng, cfg.dirichlet_alpha, cfg.dirichlet_weight);
             }
@@ -256,7 +273,11 @@ impl<B: Bits> Slot<B> {
                 }
                 continue;
             }
-            match self.tree.select(geo, cfg.c_puct, &mut self.path) {
+            let leaf = match self.gumbel_column(cfg, cols) {
+                Some(col) => self.tree.select_under(geo, cfg.c_puct, col, &mut self.path),
+                None => self.tree.select(geo, cfg.c_puct, &mut self.path),
+            };
+            match leaf {
                 Leaf::Terminal { value } => {
                     self.tree.backup_terminal(&self.path, value);
                     self.sims_done += 1;
@@ -274,6 +295,24 @@ impl<B: Bits> Slot<B> {
         }
     }
 
+    /// The root move the next simulation must explore under Gumbel root
+    /// search (its plan made at the move's first simulation); `None` for
+    /// PUCT, or once the root is proven (the search then has nothing left
+    /// to choose).
+    fn gumbel_column(&mut self, cfg: &SelfPlayConfig, cols: usize) -> Option<usize> {
+        if !cfg.gumbel || self.tree.root_proven() {
+            return None;
+        }
+        let (moves, value) = root_moves(&self.tree, cols);
+        if self.plan.is_none() {
+            let explore = self.full && (self.moves.len() as u32) < cfg.temperature_moves;
+            let budget = self.budget(cfg);
+            let noise = explore.then_some(&mut self.rng as &mut dyn rand::RngCore);
+            self.plan = Some(GumbelRoot::new(&moves, budget, noise));
+        }
+        Some(self.plan.as_mut().expect("made above").next(&moves, value))
+    }
+
     /// Picks and plays a move once the search is complete; returns the
     /// game when it ends.
     fn play_move(&mut self, geo: &Geometry<B>, cfg: &SelfPlayConfig, stats: &mut SelfPlayStats) -> Option<GameOut> {
@@ -281,10 +320,23 @@ impl<B: Bits> Slot<B> {
         let info = self.tree.root_info(cols);
         let total: u32 = info.visits.iter().sum();
         // Visit shares, corrected by what the search proved (a proven root's
-        // target is its proven move; proven losses get nothing).
-        let policy = self.tree.policy_target(cols);
+        // target is its proven move; proven losses get nothing); under
+        // Gumbel search, the improved policy and the halving's survivor.
+        let plan = self.plan.take().filter(|_| !self.tree.root_proven());
+        let (policy, gumbel_move) = match &plan {
+            Some(plan) => {
+                let (moves, value) = root_moves(&self.tree, cols);
+                (
+                    gumbel::improved_policy(&moves, value, cols),
+                    Some(plan.choose(&moves, value)),
+                )
+            }
+            None => (self.tree.policy_target(cols), None),
+        };
         let pos = *self.tree.root_pos();
-        let col = if (self.moves.len() as u32) < cfg.temperature_moves && total > 0 {
+        let col = if let Some(col) = gumbel_move {
+            col
+        } else if (self.moves.len() as u32) < cfg.temperature_moves && total > 0 && !cfg.gumbel {
             let mut x = self.rng.gen_range(0..total);
             let mut pick = 0;
             for (c, &v) in info.visits.iter().enumerate() {
@@ -336,6 +388,22 @@ impl<B: Bits> Slot<B> {
     }
 }
 
+/// The root's legal moves as Gumbel search sees them, and the root value.
+fn root_moves<B: Bits>(tree: &Tree<B>, cols: usize) -> (Vec<RootMove>, f32) {
+    let info = tree.root_info(cols);
+    let priors = tree.root_priors(cols);
+    let moves = (0..cols)
+        .filter(|&c| priors[c] > 0.0 || info.visits[c] > 0)
+        .map(|col| RootMove {
+            col,
+            prior: priors[col],
+            visits: info.visits[col],
+            q: info.q[col],
+        })
+        .collect();
+    (moves, info.value)
+}
+
 /// Up to `max_plies` uniformly random moves (their number drawn from
 /// `0..=max_plies`), never one that ends the game. Draws nothing at 0, so
 /// games are the same as before the option existed.
@@ -375,16 +443,21 @@ fn result_for(winner: Option<usize>, ply: usize) -> f32 {
 }
 
 /// Replaces the value targets of `g`'s positions that `ex` proves with
-/// their exact results; returns how many.
-fn rescore(ex: &mut ExactValues, g: &mut GameOut) -> u64 {
-    let mut n = 0;
-    for (smp, v) in g.samples.iter_mut().zip(ex.label(&g.moves, &g.plies)) {
-        if let Some(v) = v {
-            smp.value = v;
-            n += 1;
+/// their exact results, and their policy targets with the solver's best
+/// columns where it scored them all; counts both in `stats`.
+fn rescore(ex: &mut ExactValues, g: &mut GameOut, stats: &mut SelfPlayStats) {
+    for (smp, label) in g.samples.iter_mut().zip(ex.label(&g.moves, &g.plies)) {
+        let Some(label) = label else { continue };
+        smp.value = label.value;
+        stats.exact_values += 1;
+        if let Some(best) = label.best {
+            smp.policy = [0.0; crate::game::MAX_SIDE];
+            for &c in &best {
+                smp.policy[c] = 1.0 / best.len() as f32;
+            }
+            stats.exact_policies += 1;
         }
     }
-    n
 }
 
 /// Plays games `first..first + count` on this thread, batching the leaves
@@ -410,7 +483,7 @@ pub fn play_games<B: Bits>(
     let mut planes: Vec<f32> = Vec::new();
     let (mut logits, mut values) = (Vec::new(), Vec::new());
     let mut waiting: Vec<usize> = Vec::new();
-    let mut exact = ExactValues::new(geo.cfg, cfg.exact_value_nodes);
+    let mut exact = ExactValues::new(geo.cfg, cfg.exact_value_nodes).map(|e| e.with_policy(cfg.exact_policy_nodes));
     loop {
         waiting.clear();
         planes.clear();
@@ -435,7 +508,7 @@ pub fn play_games<B: Bits>(
                     }
                     Step::Finished(mut g) => {
                         if let Some(ex) = exact.as_mut() {
-                            stats.exact_values += rescore(ex, &mut g);
+                            rescore(ex, &mut g, &mut stats);
                         }
                         out.push(g);
                         done.fetch_add(1, Ordering::Relaxed);
@@ -534,6 +607,8 @@ mod tests {
             q_weight: 0.0,
             random_opening_plies: 0,
             exact_value_nodes: 0,
+            exact_policy_nodes: 0,
+            gumbel: false,
             concurrent,
             cache_size: 1000,
         }
@@ -564,6 +639,33 @@ mod tests {
                 assert_eq!(s.value, result_for(game.winner, ply));
             }
         }
+    }
+
+    /// Gumbel root search plays legal games whose policy targets are
+    /// distributions, spends exactly the budget per move, explores (two
+    /// seeds give different games) and is reproducible.
+    #[test]
+    fn gumbel_self_play() {
+        let (g, net) = setup(4, 5, 3);
+        let c = SelfPlayConfig { gumbel: true, ..cfg(4) };
+        let play = |seed| {
+            let done = AtomicU64::new(0);
+            play_games(&g, &c, &mut CpuEvaluator::new(Arc::clone(&net)), 0, 6, seed, &done)
+        };
+        let (games, stats) = play(1);
+        assert_eq!(stats.games, 6);
+        assert_eq!(stats.simulations, 16 * stats.moves, "16 simulations a move");
+        for game in &games {
+            assert_eq!(game.samples.len(), game.moves.len());
+            for s in &game.samples {
+                assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{:?}", s.policy);
+            }
+        }
+        let moves = |gs: &[GameOut]| gs.iter().map(|g| g.moves.clone()).collect::<Vec<_>>();
+        assert_eq!(moves(&play(1).0), moves(&games));
+        assert_ne!(moves(&play(2).0), moves(&games));
+        let distinct: std::collections::BTreeSet<_> = moves(&games).into_iter().collect();
+        assert!(distinct.len() > 1, "Gumbel noise varies the games");
     }
 
     /// Playout cap randomization keeps only the full searches as training

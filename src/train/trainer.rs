@@ -398,6 +398,13 @@ impl TrainState {
         let selfplay_s = t0.elapsed().as_secs_f64();
         let selfplay_cpu_s = crate::util::cpu_seconds() - cpu0;
         let new: Vec<_> = outs.into_iter().flat_map(|g| g.samples).collect();
+        if stats.exact_policies > 0 {
+            tracing::info!(
+                "iteration {it}: {} of {} positions got the solver's best columns as policy target",
+                stats.exact_policies,
+                new.len()
+            );
+        }
         let row = Row {
             iteration: it,
             games: stats.games,
