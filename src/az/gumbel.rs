@@ -163,6 +163,11 @@ impl GumbelRoot {
         self.best_where(moves, root_value, |v| v == most)
     }
 
+    /// Visits this search gave each of `cols` columns.
+    pub fn search_visits(&self, cols: usize) -> Vec<u32> {
+        self.visits[..cols].to_vec()
+    }
+
     /// The move to play: the survivor of the halving (most visited in this
     /// search, ties by score).
     pub fn choose(&self, moves: &[RootMove], root_value: f32) -> usize {

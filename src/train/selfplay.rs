@@ -334,21 +334,20 @@ impl<B: Bits> Slot<B> {
             None => (self.tree.policy_target(cols), None),
         };
         let pos = *self.tree.root_pos();
-        let col = if let Some(col) = gumbel_move {
-            col
-        } else if (self.moves.len() as u32) < cfg.temperature_moves && total > 0 && !cfg.gumbel {
-            let mut x = self.rng.gen_range(0..total);
-            let mut pick = 0;
-            for (c, &v) in info.visits.iter().enumerate() {
-                if x < v {
-                    pick = c;
-                    break;
-                }
-                x -= v;
+        // The first `temperature_moves` plies explore: a move drawn in
+        // proportion to its visits (under Gumbel search, this search's
+        // visits: the halving's survivor alone would make most games
+        // alike, since σ(q) outweighs the noise).
+        let exploring = (self.moves.len() as u32) < cfg.temperature_moves;
+        let col = match (&plan, gumbel_move) {
+            (Some(plan), Some(col)) => match exploring {
+                true => draw_by_visits(&plan.search_visits(cols), &mut self.rng).unwrap_or(col),
+                false => col,
+            },
+            _ if exploring && total > 0 && !cfg.gumbel => {
+                draw_by_visits(&info.visits, &mut self.rng).unwrap_or_else(|| self.tree.best_move())
             }
-            pick
-        } else {
-            self.tree.best_move()
+            _ => self.tree.best_move(),
         };
         if self.full {
             self.history.push((self.moves.len(), pos, policy, info.value));
@@ -386,6 +385,22 @@ impl<B: Bits> Slot<B> {
         }
         None
     }
+}
+
+/// A column drawn in proportion to `visits` (`None` when all are 0).
+fn draw_by_visits(visits: &[u32], rng: &mut ChaCha8Rng) -> Option<usize> {
+    let total: u32 = visits.iter().sum();
+    if total == 0 {
+        return None;
+    }
+    let mut x = rng.gen_range(0..total);
+    for (c, &v) in visits.iter().enumerate() {
+        if x < v {
+            return Some(c);
+        }
+        x -= v;
+    }
+    None
 }
 
 /// The root's legal moves as Gumbel search sees them, and the root value.
