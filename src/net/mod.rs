@@ -4,8 +4,9 @@
 //! - [`codec`]: the protocol's lines as pure functions (property-tested).
 //! - [`lines`]: bounded line reading from sockets.
 //! - [`lobby`]: one lobby's state and countdown rules, pure.
-//! - [`hub_state`]: every session, lobby and match of a server and the
-//!   protocol's rules about them, pure: calls in, effects out.
+//! - [`hub`]: every session, lobby and match of a server and the
+//!   protocol's rules about them, pure: calls in, effects out (sessions,
+//!   lobbies, the match relay and request dispatch in a file each).
 //! - [`server`]: the hub actor that carries the state's effects out and
 //!   seats remote players at the one referee; [`seat`] and [`conn`] are its
 //!   per-seat and per-connection halves, which reach it through the
@@ -18,7 +19,7 @@ pub mod cli;
 pub mod client;
 pub mod codec;
 pub mod conn;
-pub mod hub_state;
+pub mod hub;
 pub mod lines;
 pub mod lobby;
 pub mod msgs;

@@ -5,7 +5,7 @@
 //! then has no cycle, and either side can be tested or replaced alone.
 
 use super::codec::Request;
-use super::hub_state::ConnId;
+use super::hub::ConnId;
 use crate::actors::messages::Reply;
 use crate::game::EndReason;
 use crate::players::TurnView;

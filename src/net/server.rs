@@ -6,10 +6,10 @@
 //! the match's event sink ([`GameEvent`]). Each goes to the state, and the
 //! state's [`Effect`]s come back out as lines on connections, timers,
 //! answers to the referee and new matches. The rules themselves, and their
-//! unit tests, are in `hub_state.rs`.
+//! unit tests, are in `hub/`.
 
 use super::conn::{self, Limits};
-use super::hub_state::{match_id, ConnId, Effect, HubState, MatchStart, SeatAnswer, Timer};
+use super::hub::{match_id, ConnId, Effect, HubState, MatchStart, SeatAnswer, Timer};
 use super::msgs::{Closed, ConnHub, Inbound, Open, Outbox, SeatAbandon, SeatAsk, SeatEnded, SeatHub};
 use super::seat::NetSeat;
 use crate::actors::messages::{GameEvent, PlayGame, PlayerHandle, Reply, Seat};
