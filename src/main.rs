@@ -270,7 +270,7 @@ fn main() -> ExitCode {
                     threads,
                 },
         } => {
-            let o = c4sim::bench::book::BookBuildOptions {
+            let o = c4sim::book::BookBuildOptions {
                 plies,
                 openings,
                 out,
@@ -278,7 +278,7 @@ fn main() -> ExitCode {
                 save_every: std::time::Duration::from_secs(save_every),
                 threads,
             };
-            bench_exit(c4sim::bench::book::build_book(&o, &mut std::io::stderr()).map(|_| ()))
+            bench_exit(c4sim::book::build_book(&o, &mut std::io::stderr()).map(|_| ()))
         }
         Command::Serve(args) => match args.web {
             None => exit_code(c4sim::net::cli::serve(&args)),

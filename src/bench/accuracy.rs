@@ -25,12 +25,12 @@
 //! As [`crate::solver::sets`] judges it (W/D/L class worse than the best
 //! column's; exact-best when the score is the best); the sets file's types,
 //! parsing, `judge` and `Tally` live there, and asking a player for its
-//! moves in [`crate::players::accuracy`], so training's `eval.accuracy`
+//! moves in [`crate::players::judge`], so training's `eval.accuracy`
 //! shares them.
 
 use crate::game::openings::move_string;
 use crate::game::Board;
-use crate::players::accuracy::play_all;
+use crate::players::judge::play_all;
 use crate::players::{build_strategy, Strategy};
 use crate::search::minimax::Minimax;
 pub use crate::solver::sets::{

@@ -11,13 +11,11 @@
 //! | [`az`] | network inference, self-play and the player's search |
 //! | [`ingest`] | a distributed trainer's intake of many workers' files against one worker's output |
 //!
-//! [`book`] holds the shell of `c4sim book build` (the solver's opening book).
 //!
 //! `bench lobby` lives with the server in `net::bench`.
 
 pub mod accuracy;
 pub mod az;
-pub mod book;
 pub mod ingest;
 pub mod minimax;
 pub mod referee;

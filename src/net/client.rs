@@ -77,7 +77,7 @@ struct MatchView {
 struct Client {
     name: String,
     /// This player's seed (from the scenario seed and its place in the
-    /// list); each match reseeds the player from it, see [`game_seed`].
+    /// list); each match reseeds the player from it, see [`match_seed`].
     seed: u64,
     w: OwnedWriteHalf,
     next_id: u64,
@@ -145,7 +145,7 @@ pub fn end_reason_of(reason: &str) -> EndReason {
 /// derived from the player's own seed, so every random choice follows from
 /// the scenario `seed` (the determinism rule of every mode), and players of
 /// one run, or one player's successive matches, play different games.
-pub fn game_seed(player_seed: u64, number: u64, seat: usize) -> u64 {
+pub fn match_seed(player_seed: u64, number: u64, seat: usize) -> u64 {
     seed::derive(player_seed, number, seat as u64)
 }
 
@@ -429,7 +429,7 @@ async fn handle_line(
                     .send(NewGame {
                         game: c.number,
                         seat: me,
-                        seed: game_seed(c.seed, c.number, me),
+                        seed: match_seed(c.seed, c.number, me),
                     })
                     .await;
                 c.show.json(
@@ -629,13 +629,13 @@ mod tests {
     #[test]
     fn match_seeds_follow_the_scenario_seed() {
         let player = |scenario: u64, index: u64| seed::derive(scenario, 0, index);
-        let base = game_seed(player(7, 0), 1, 0);
-        assert_eq!(base, game_seed(player(7, 0), 1, 0), "the same seed, the same game");
+        let base = match_seed(player(7, 0), 1, 0);
+        assert_eq!(base, match_seed(player(7, 0), 1, 0), "the same seed, the same game");
         let others = [
-            ("another scenario seed", game_seed(player(8, 0), 1, 0)),
-            ("another player", game_seed(player(7, 1), 1, 0)),
-            ("another match", game_seed(player(7, 0), 2, 0)),
-            ("another seat", game_seed(player(7, 0), 1, 1)),
+            ("another scenario seed", match_seed(player(8, 0), 1, 0)),
+            ("another player", match_seed(player(7, 1), 1, 0)),
+            ("another match", match_seed(player(7, 0), 2, 0)),
+            ("another seat", match_seed(player(7, 0), 1, 1)),
         ];
         for (what, seed) in others {
             assert_ne!(seed, base, "{what}");

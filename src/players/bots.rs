@@ -2,8 +2,8 @@
 
 use super::{Strategy, TurnView};
 use crate::game::Answer;
-use crate::search::mcts::Mcts;
 use crate::search::minimax::Minimax;
+use crate::search::uct::Mcts;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -3,11 +3,11 @@
 //! [`human`] and [`external`]. The player actor wraps any of them;
 //! [`kinds`] is the registry of every kind.
 
-pub mod accuracy;
 pub mod alphazero;
 pub mod bots;
 pub mod external;
 pub mod human;
+pub mod judge;
 pub mod kinds;
 pub mod solver;
 

@@ -5,7 +5,7 @@
 //! to fix. Messages say what is wrong *and* what is allowed, because a user
 //! reading one should not need to open the documentation to fix the file.
 
-use super::tree::Pos;
+use super::tree::Loc;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -31,7 +31,7 @@ impl ScenarioError {
         }
     }
 
-    pub(crate) fn at(file: &Path, pos: Pos, message: impl Into<String>) -> Self {
+    pub(crate) fn at(file: &Path, pos: Loc, message: impl Into<String>) -> Self {
         ScenarioError::new(file, pos.line, pos.column, message)
     }
 }

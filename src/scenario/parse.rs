@@ -49,7 +49,7 @@
 //! `net.rs` (`server`, `join`) and `web.rs` (`web`), with the same located errors.
 
 use super::players::{self, ProfileLookup};
-use super::tree::{self, Node, Pos};
+use super::tree::{self, Loc, Node};
 use super::types::{
     ColorChoice, FirstMover, Limits, MatchSettings, Mode, PlayerKind, PlayerSpec, RenderStyle, Scenario,
 };
@@ -131,7 +131,7 @@ pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(30);
 /// Reads and parses a scenario file.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     let src = std::fs::read_to_string(path)
-        .map_err(|e| ScenarioError::at(path, Pos::START, format!("cannot read the scenario file: {e}")))?;
+        .map_err(|e| ScenarioError::at(path, Loc::START, format!("cannot read the scenario file: {e}")))?;
     parse_str(&src, path)
 }
 
@@ -215,7 +215,7 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         let pos = top
             .iter()
             .find(|(k, _)| k.scalar() == Some("players"))
-            .map_or(Pos::START, |(k, _)| k.pos());
+            .map_or(Loc::START, |(k, _)| k.pos());
         return Err(doc.err(pos, msg));
     }
     let match_settings = parse_match(doc, top, &players)?;
@@ -229,9 +229,9 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     let web = section(top, "web", |v| super::web::parse_web(doc, v))?;
     if mode == Mode::Tournament {
         let key_pos = |key: &str| top.iter().find(|(k, _)| k.scalar() == Some(key)).map(|(k, _)| k.pos());
-        let players_pos = key_pos("players").unwrap_or(Pos::START);
+        let players_pos = key_pos("players").unwrap_or(Loc::START);
         let anchor_pos = super::locate(src, &["tournament".into(), "anchor".into()])
-            .map_or(players_pos, |(line, column)| Pos { line, column });
+            .map_or(players_pos, |(line, column)| Loc { line, column });
         super::tournament::check_players(
             doc,
             players_pos,

@@ -7,7 +7,7 @@
 //! an error in an override points into the scenario.
 
 use super::error::{did_you_mean, ScenarioError};
-use super::tree::{self, Node, Pos};
+use super::tree::{self, Loc, Node};
 use super::value::{get, Doc};
 use crate::players::kinds::{every_key, kinds_with_key, KeyType, KeyValue, MOVE_TIME};
 use crate::players::{PlayerKind, PlayerSpec};
@@ -129,7 +129,7 @@ struct Profile {
 
 fn load_profile(name: &str, file: PathBuf) -> Result<Profile, ScenarioError> {
     let src = std::fs::read_to_string(&file)
-        .map_err(|e| ScenarioError::at(&file, Pos::START, format!("cannot read player profile `{name}`: {e}")))?;
+        .map_err(|e| ScenarioError::at(&file, Loc::START, format!("cannot read player profile `{name}`: {e}")))?;
     let doc = Doc { file: &file };
     let t = tree::parse(&src).map_err(|(pos, info)| doc.err(pos, format!("invalid YAML: {info}")))?;
     if let Some(p) = t.second_doc {
@@ -151,7 +151,7 @@ fn load_profile(name: &str, file: PathBuf) -> Result<Profile, ScenarioError> {
         }
         _ => Node::Map {
             entries: Vec::new(),
-            pos: Pos::START,
+            pos: Loc::START,
         },
     };
     if let Node::Map { entries, .. } = &root {
@@ -193,7 +193,7 @@ impl Field<'_> {
 /// names the player in messages ("player 2").
 fn build_player(
     entry_doc: Doc,
-    entry_pos: Pos,
+    entry_pos: Loc,
     entry: &[(Node, Node)],
     profile: Option<&Profile>,
     who: &str,
@@ -439,7 +439,7 @@ fn profile_player(name: &str, file: PathBuf) -> Result<PlayerSpec, ScenarioError
     let profile = load_profile(name, file)?;
     build_player(
         Doc { file: &profile.file },
-        Pos::START,
+        Loc::START,
         &[],
         Some(&profile),
         &format!("profile `{}`", profile.name),
@@ -477,7 +477,7 @@ pub(crate) fn parse_player_spec_with(spec: &str, lookup: &ProfileLookup) -> Resu
             .unwrap_or("player")
             .to_string();
         if !file.is_file() {
-            return Err(doc.err(Pos::START, format!("player profile file `{s}` does not exist")));
+            return Err(doc.err(Loc::START, format!("player profile file `{s}` does not exist")));
         }
         return profile_player(&stem, file);
     }
@@ -491,7 +491,7 @@ pub(crate) fn parse_player_spec_with(spec: &str, lookup: &ProfileLookup) -> Resu
             let Node::Map { entries, .. } = &root else {
                 unreachable!("a flow mapping")
             };
-            let p = build_player(doc, Pos::START, entries, None, "the --player spec")?;
+            let p = build_player(doc, Loc::START, entries, None, "the --player spec")?;
             debug_assert_eq!(p.kind, kind);
             return Ok(p);
         }
@@ -506,13 +506,13 @@ pub(crate) fn parse_player_spec_with(spec: &str, lookup: &ProfileLookup) -> Resu
             " --player also takes a kind ({}), a profile file path, or inline YAML like '{{kind: minimax, depth: 8}}'",
             PlayerKind::names().join(", ")
         ));
-        return Err(doc.err(Pos::START, msg));
+        return Err(doc.err(Loc::START, msg));
     }
     let t = tree::parse(s).map_err(|(pos, info)| doc.err(pos, format!("invalid YAML: {info}")))?;
     let root = t.root.unwrap_or(Node::Scalar {
         text: String::new(),
         plain: true,
-        pos: Pos::START,
+        pos: Loc::START,
     });
     if !matches!(root, Node::Map { .. }) {
         return Err(doc.err(

@@ -11,7 +11,7 @@
 //! | `report.dir` | path | `reports/<scenario file name>` |
 //! | `report.formats` | list of `markdown`, `json`, `csv`, `html` | all four |
 
-use super::tree::{Node, Pos};
+use super::tree::{Loc, Node};
 use super::value::{get, Doc};
 use super::{PlayerSpec, ScenarioError};
 use crate::players::kinds::RunsAs;
@@ -235,7 +235,7 @@ fn parse_sprt(doc: Doc, v: &Node) -> Result<SprtSettings, ScenarioError> {
     let shape = "`{elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05, model: normalized}`";
     let e = doc.mapping("sprt", v, shape)?;
     doc.check_keys(e, &["elo0", "elo1", "alpha", "beta", "model"], " in `sprt`")?;
-    let number = |key: &str, default: Option<f64>| -> Result<(f64, Pos), ScenarioError> {
+    let number = |key: &str, default: Option<f64>| -> Result<(f64, Loc), ScenarioError> {
         match get(e, key) {
             None => default.map(|d| (d, v.pos())).ok_or_else(|| {
                 doc.err(
@@ -316,8 +316,8 @@ pub(crate) fn parse_report(doc: Doc, v: &Node) -> Result<ReportSettings, Scenari
 /// runs unattended, games in parallel), and an anchor that exists.
 pub(crate) fn check_players(
     doc: Doc,
-    players_pos: Pos,
-    anchor_pos: Pos,
+    players_pos: Loc,
+    anchor_pos: Loc,
     t: &TournamentSettings,
     players: &[PlayerSpec],
 ) -> Result<(), ScenarioError> {

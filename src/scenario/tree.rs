@@ -15,18 +15,18 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 /// A 1-based line and column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Pos {
+pub struct Loc {
     pub line: usize,
     pub column: usize,
 }
 
-impl Pos {
+impl Loc {
     /// The start of a file: where errors point when nothing better is known.
-    pub const START: Pos = Pos { line: 1, column: 1 };
+    pub const START: Loc = Loc { line: 1, column: 1 };
 
     /// yaml-rust2 markers have 1-based lines but 0-based columns.
-    fn of(m: &Marker) -> Pos {
-        Pos {
+    fn of(m: &Marker) -> Loc {
+        Loc {
             line: m.line().max(1),
             column: m.col() + 1,
         }
@@ -43,26 +43,26 @@ pub(crate) enum Node {
     Scalar {
         text: String,
         plain: bool,
-        pos: Pos,
+        pos: Loc,
     },
     Seq {
         items: Vec<Node>,
-        pos: Pos,
+        pos: Loc,
     },
     Map {
         entries: Vec<(Node, Node)>,
-        pos: Pos,
+        pos: Loc,
     },
 }
 
 impl Node {
-    pub fn pos(&self) -> Pos {
+    pub fn pos(&self) -> Loc {
         match self {
             Node::Scalar { pos, .. } | Node::Seq { pos, .. } | Node::Map { pos, .. } => *pos,
         }
     }
 
-    fn set_pos(&mut self, p: Pos) {
+    fn set_pos(&mut self, p: Loc) {
         match self {
             Node::Scalar { pos, .. } | Node::Seq { pos, .. } | Node::Map { pos, .. } => *pos = p,
         }
@@ -95,7 +95,7 @@ impl Node {
     /// The node at `path` below this one: for a key, the key node itself (so
     /// an error lands on the key, where a reader looks), for an index, the
     /// item.
-    fn locate(&self, path: &[PathSeg]) -> Option<Pos> {
+    fn locate(&self, path: &[PathSeg]) -> Option<Loc> {
         let Some((first, rest)) = path.split_first() else {
             return Some(self.pos());
         };
@@ -147,23 +147,23 @@ pub(crate) struct Tree {
     /// The first document's root; `None` for an empty file.
     pub root: Option<Node>,
     /// Where a second document starts, if the file holds more than one.
-    pub second_doc: Option<Pos>,
+    pub second_doc: Option<Loc>,
 }
 
 /// Parses `src`; a syntax error comes back as its position and yaml-rust2's
 /// description.
-pub(crate) fn parse(src: &str) -> Result<Tree, (Pos, String)> {
+pub(crate) fn parse(src: &str) -> Result<Tree, (Loc, String)> {
     let mut b = Builder::default();
     Parser::new_from_str(src)
         .load(&mut b, true)
-        .map_err(|e| (Pos::of(e.marker()), e.info().to_string()))?;
+        .map_err(|e| (Loc::of(e.marker()), e.info().to_string()))?;
     Ok(Tree {
         root: b.root,
         second_doc: b.second_doc,
     })
 }
 
-fn earlier(a: Pos, b: Pos) -> Pos {
+fn earlier(a: Loc, b: Loc) -> Loc {
     if (b.line, b.column) < (a.line, a.column) {
         b
     } else {
@@ -172,8 +172,8 @@ fn earlier(a: Pos, b: Pos) -> Pos {
 }
 
 enum Frame {
-    Seq(Vec<Node>, Pos, usize),
-    Map(Vec<(Node, Node)>, Option<Node>, Pos, usize),
+    Seq(Vec<Node>, Loc, usize),
+    Map(Vec<(Node, Node)>, Option<Node>, Loc, usize),
 }
 
 #[derive(Default)]
@@ -182,7 +182,7 @@ struct Builder {
     anchors: HashMap<usize, Node>,
     docs: usize,
     root: Option<Node>,
-    second_doc: Option<Pos>,
+    second_doc: Option<Loc>,
 }
 
 impl Builder {
@@ -207,7 +207,7 @@ impl Builder {
 
 impl MarkedEventReceiver for Builder {
     fn on_event(&mut self, ev: Event, mark: Marker) {
-        let pos = Pos::of(&mark);
+        let pos = Loc::of(&mark);
         match ev {
             Event::DocumentStart => {
                 self.docs += 1;

@@ -8,7 +8,7 @@
 
 use super::duration::parse_duration;
 use super::error::{unknown_message, ScenarioError};
-use super::tree::{Node, Pos};
+use super::tree::{Loc, Node};
 use std::path::Path;
 use std::time::Duration;
 
@@ -27,7 +27,7 @@ pub(crate) fn get<'n>(entries: &'n [(Node, Node)], key: &str) -> Option<(&'n Nod
 }
 
 impl<'a> Doc<'a> {
-    pub fn err(&self, pos: Pos, message: impl Into<String>) -> ScenarioError {
+    pub fn err(&self, pos: Loc, message: impl Into<String>) -> ScenarioError {
         ScenarioError::at(self.file, pos, message)
     }
 

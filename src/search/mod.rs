@@ -3,9 +3,9 @@
 //! - [`minimax`]: the fixed-depth alpha–beta opponent of alphazero.md,
 //!   exactly equal to plain negamax, only faster.
 //! - [`reference`]: the plain negamax that minimax must equal (tests, bench).
-//! - [`mcts`]: plain UCT with random playouts, the reference opponent
+//! - [`uct`]: plain UCT with random playouts, the reference opponent
 //!   between minimax and AlphaZero.
 
-pub mod mcts;
 pub mod minimax;
 pub mod reference;
+pub mod uct;

@@ -7,13 +7,13 @@
 //! | [`exact`] | exact value targets: the perfect solver rescores the positions it proves within a budget |
 //! | [`replay`] | the replay buffer, mirror augmentation, its file |
 //! | [`metrics`] | metrics.csv and curves.svg |
-//! | [`accuracy`] | `eval.accuracy`: the network's mistakes against perfect play, alone and with search |
+//! | [`eval_accuracy`] | `eval.accuracy`: the network's mistakes against perfect play, alone and with search |
 //! | [`exchange`] | a distributed run's shared volume: published networks, workers' folders, the ledger of files taken |
 //! | [`gamefile`] | one worker's batch of games as a file (the format, pure) |
 //! | [`ingest`] | `--role trainer`: takes finished files exactly once until an iteration's worth arrived |
 //! | [`worker`] | `--role selfplay`: plays batches with the newest network, writes them |
 
-pub mod accuracy;
+pub mod eval_accuracy;
 pub mod exact;
 pub mod exchange;
 pub mod gamefile;

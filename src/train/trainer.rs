@@ -13,7 +13,7 @@
 //! blocking pool, so the actor system stays free to run evaluation games
 //! (which need the referee and player actors) and to notice Ctrl-C.
 
-use super::accuracy::{load_positions, measure};
+use super::eval_accuracy::{load_positions, measure};
 use super::exchange::{Layout, Ledger};
 use super::ingest::Ingest;
 use super::metrics::{self, Row};

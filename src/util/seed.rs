@@ -30,6 +30,9 @@ pub const TRAIN_BATCHES: u64 = 0x0b7a;
 pub const EVAL_GAME: u64 = 0xe7a1;
 /// One game played in the browser (`c4sim web`).
 pub const WEB_GAME: u64 = 0x77eb;
+/// The page's AI player of a web game (its `number`): stream 1, the value
+/// it had before it was named, so web games play as they did.
+pub const WEB_AI: u64 = 1;
 /// A distributed self-play worker's batches: derived from the run seed and
 /// the worker's name, then per batch number (`train::worker`).
 pub const SELF_PLAY_WORKER: u64 = 0x5e1f_0a0b;
@@ -50,7 +53,21 @@ mod tests {
 
     #[test]
     fn streams_and_indices_give_different_seeds() {
-        let s = [FIRST_MOVER, MATCH_GAME, TOURNAMENT_GAME, LOBBY_MATCH, NET_INIT];
+        let s = [
+            FIRST_MOVER,
+            MATCH_GAME,
+            TOURNAMENT_GAME,
+            LOBBY_MATCH,
+            NET_INIT,
+            SELF_PLAY_ITERATION,
+            SELF_PLAY_GAME,
+            TRAIN_BATCHES,
+            EVAL_GAME,
+            WEB_GAME,
+            WEB_AI,
+            SELF_PLAY_WORKER,
+            SELF_PLAY_BATCH,
+        ];
         let mut seen = std::collections::BTreeSet::new();
         for stream in s {
             for index in 0..4 {

@@ -5,7 +5,7 @@
 //! The page is one embedded HTML/CSS/JS file set talking JSON over a
 //! WebSocket ([`proto`]). The browser is one more seat at the one referee
 //! ([`play`]); what pages watch comes from the referees' own events
-//! ([`watch`]). Pure parts ([`proto`], [`table`], the watch state) are
+//! ([`watch`]). Pure parts ([`proto`], [`view`], the watch state) are
 //! tested beside their code; tests/web.rs and tests/web_browser.rs test the
 //! running server over loopback and in headless Chromium.
 
@@ -13,7 +13,7 @@ pub mod frames;
 pub mod play;
 pub mod proto;
 pub mod server;
-pub mod table;
+pub mod view;
 pub mod watch;
 
 use crate::actors::messages::GameEvent;

@@ -6,7 +6,7 @@
 //! game other than one that page joined.
 
 use super::proto::{encode, ClientMsg, ErrorCode, First, ProtoError};
-use super::table::Table;
+use super::view::Table;
 use crate::actors::messages::{
     Abandon, GameEnded, GameEvent, NewGame, PlayGame, PlayerHandle, Reply, Seat, Shutdown, YourTurn,
 };
@@ -175,7 +175,7 @@ impl PlayHub {
             json: true,
             style: RenderStyle::None,
         };
-        let ai = match start_player(&op.spec, seed::derive(op.seed, number, 1), out, 2) {
+        let ai = match start_player(&op.spec, seed::derive(op.seed, number, seed::WEB_AI), out, 2) {
             Ok(a) => a,
             Err(e) => return self.error(conn, ErrorCode::Busy, format!("cannot start {}: {e}", op.spec.name)),
         };

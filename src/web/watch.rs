@@ -7,7 +7,7 @@
 
 use super::play::{post, Outbox};
 use super::proto::encode;
-use super::table::Table;
+use super::view::Table;
 use crate::actors::messages::GameEvent;
 use crate::record::Tally;
 use actix::prelude::*;

@@ -13,13 +13,13 @@
 //!
 //! Positions are dealt to one thread per worker, each with its own player
 //! and an evaluator that computes position by position
-//! ([`crate::players::accuracy::play_all_parallel`]), so the rates are
+//! ([`crate::players::judge::play_all_parallel`]), so the rates are
 //! those of one player asked in turn, whatever the threads' timing.
 
 use crate::az::checkpoint::BoardMeta;
 use crate::az::inference::Evaluate;
-use crate::players::accuracy::play_all_parallel;
 use crate::players::alphazero::AlphaZeroBot;
+use crate::players::judge::play_all_parallel;
 use crate::players::Strategy;
 use crate::scenario::train::AccuracySettings;
 use crate::solver::sets::{parse_choice, parse_sets, subset, Labelled, Tally};
