@@ -124,10 +124,10 @@ fn committed_sets_parse_and_agree_with_the_solver() {
 /// few seconds); the report's 300 run with it set.
 #[test]
 fn training_accuracy_agrees_with_bench_accuracy_on_the_shipped_model() {
-    use c4sim::az::checkpoint::load_model;
     use c4sim::az::inference::{Evaluate, Folded, ParallelCpu};
     use c4sim::bench::accuracy::{bench_player, parse_choice, subset, ALL};
     use c4sim::players::alphazero::AlphaZeroBot;
+    use c4sim::players::model::load_model;
     use std::sync::Arc;
 
     let n: usize = std::env::var("C4SIM_ACC_POSITIONS").map_or(14, |v| v.parse().unwrap());

@@ -91,7 +91,7 @@ fn finish(p: &mut Proc, within: Duration) -> std::process::ExitStatus {
 
 /// The newest checkpoint's ledger: the files whose positions it holds.
 fn ledger(out: &Path) -> Ledger {
-    let dir = c4sim::az::checkpoint::latest(out).expect("a checkpoint");
+    let dir = c4sim::players::model::latest(out).expect("a checkpoint");
     serde_json::from_slice(&std::fs::read(dir.join("ingest.json")).unwrap()).unwrap()
 }
 
@@ -201,7 +201,7 @@ fn a_trainer_and_two_workers_train_from_nothing() {
 /// A well-formed batch of three positions for run `run`, as the intruder's
 /// batch `n` (tiny's board and network).
 fn handmade_batch(run: &str, n: u64) -> Batch {
-    let board = c4sim::az::checkpoint::BoardMeta {
+    let board = c4sim::az::meta::BoardMeta {
         rows: 4,
         cols: 5,
         win_length: 3,

@@ -11,7 +11,7 @@
 //! and out of the candle network around each training phase, so
 //! checkpoints and the GPU path are unchanged.
 
-use super::inference::{fold3, unfold3};
+use super::im2col::{fold3, unfold3};
 use super::network::{HostMoments, Net, NetShape};
 use super::network::{BN_EPS, POLICY_FILTERS};
 use std::collections::HashMap;

@@ -16,7 +16,7 @@
 //! candle-nn's `BatchNorm` copies its running statistics into private
 //! variables, so they would never reach a saved checkpoint.
 
-use super::inference::{fold3, unfold3};
+use super::im2col::{fold3, unfold3};
 use candle_core::{CpuStorage, CustomOp1, DType, Device, Layout, Result, Shape, Tensor, Var, D};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -15,7 +15,6 @@
 //!
 //! Every figure is the median of several timed rounds.
 
-use crate::az::checkpoint;
 use crate::az::inference::{Cache, CpuEvaluator, Evaluate, Folded, ParallelCpu, Scratch};
 use crate::az::mcts::{search_batched, NoProver, Tree};
 use crate::az::network::{Net, NetShape};
@@ -24,6 +23,7 @@ use crate::game::bitboard::Position;
 use crate::game::openings::parse_move_string;
 use crate::game::BoardConfig;
 use crate::players::alphazero::{PLAY_BATCH, PLAY_C_PUCT};
+use crate::players::model;
 use crate::train::selfplay::{play_parallel, SelfPlayConfig, SelfPlayStats};
 use crate::util::median;
 use candle_core::Device;
@@ -455,7 +455,7 @@ pub fn search_bench(
     rounds: usize,
     out: &mut dyn Write,
 ) -> Result<(), String> {
-    let (meta, net) = checkpoint::load_model(model, &Device::Cpu)?;
+    let (meta, net) = model::load_model(model, &Device::Cpu)?;
     let folded = Arc::new(Folded::from_net(&net).map_err(|e| e.to_string())?);
     let cfg = BoardConfig::from(meta.board);
     if cfg.cells() > 64 {

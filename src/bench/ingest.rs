@@ -6,9 +6,9 @@
 //! Intake only: training steps and evaluation, which the trainer also
 //! spends its time on, are what `train.optimizer` and `eval` cost.
 
-use crate::az::checkpoint::BoardMeta;
 use crate::az::encode::Sample;
 use crate::az::inference::{CpuEvaluator, Evaluate, Folded};
+use crate::az::meta::BoardMeta;
 use crate::az::network::{Net, NetShape};
 use crate::game::bitboard::{with_width, Geometry};
 use crate::game::MAX_SIDE;

@@ -14,12 +14,13 @@
 //! that says both (as an illegal answer the referee reports, since the
 //! board is only known when the player is first asked).
 
-use crate::az::checkpoint::{self, BoardMeta};
 use crate::az::device::resolve_device;
 use crate::az::inference::{Cache, CandleEvaluator, Evaluate, Folded, ParallelCpu};
 use crate::az::mcts::{search_batched, NoProver, Prover, RootInfo, Tree};
+use crate::az::meta::BoardMeta;
 use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position};
 use crate::game::{Answer, BoardConfig};
+use crate::players::model;
 use crate::players::{PlayerSpec, Strategy, TurnView};
 use crate::solver::{outcome_moves, Solver};
 use serde_json::json;
@@ -168,11 +169,11 @@ impl AlphaZeroBot {
         Ok(Self::load(model_of(spec)?, spec.simulations, &spec.device, spec.threads)?.with_solver(spec.solver_nodes))
     }
 
-    /// Loads a model (see [`checkpoint::resolve_model`]) onto `device`;
+    /// Loads a model (see [`model::resolve_model`]) onto `device`;
     /// on the CPU its search runs on `threads` threads (`None`: every core).
     pub fn load(model: &Path, simulations: u32, device: &str, threads: Option<u32>) -> Result<Self, String> {
         let dev = resolve_device(device)?;
-        let (meta, net) = checkpoint::load_model(model, &dev)?;
+        let (meta, net) = model::load_model(model, &dev)?;
         let eval: Box<dyn Evaluate> = if dev.is_cpu() {
             let folded = Folded::from_net(&net).map_err(|e| e.to_string())?;
             let threads = threads.map_or_else(crate::util::cores, |t| t as usize);

@@ -7,8 +7,8 @@
 //! own module.
 
 use super::{alphazero, bots, solver, Strategy};
-use crate::az::checkpoint;
 use crate::game::BoardConfig;
+use crate::players::model;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -348,7 +348,7 @@ pub static KINDS: [KindInfo; 10] = [
 /// `meta.json` (the weights are loaded only when the player is built).
 fn alphazero_fits(p: &PlayerSpec, cfg: BoardConfig) -> Result<(), String> {
     let model = alphazero::model_of(p)?;
-    let meta = checkpoint::read_meta(&checkpoint::resolve_model(model)?)?;
+    let meta = model::read_meta(&model::resolve_model(model)?)?;
     let source = format!("{} (iteration {})", model.display(), meta.iteration);
     alphazero::board_fits(&source, meta.board, cfg)
 }

@@ -1,7 +1,8 @@
 //! Player kinds. In-process bots implement [`Strategy`] (synchronous, pure
 //! given their seed); people and external programs do I/O and live in
 //! [`human`] and [`external`]. The player actor wraps any of them;
-//! [`kinds`] is the registry of every kind.
+//! [`kinds`] is the registry of every kind; [`model`] reads the trained
+//! networks the `alphazero` kind plays with.
 
 pub mod alphazero;
 pub mod bots;
@@ -9,6 +10,7 @@ pub mod external;
 pub mod human;
 pub mod judge;
 pub mod kinds;
+pub mod model;
 pub mod solver;
 
 pub use kinds::{build_strategy, check_fits, PlayerKind, PlayerSpec};

@@ -57,10 +57,10 @@
 
 use super::players::parse_one_entry;
 use super::tree::Node;
-use super::types::{PlayerKind, PlayerSpec};
 use super::value::{get, Doc};
 use super::ScenarioError;
 use crate::game::BoardConfig;
+use crate::players::{PlayerKind, PlayerSpec};
 use crate::solver::sets;
 use std::path::PathBuf;
 

@@ -16,8 +16,8 @@
 //! ([`crate::players::judge::play_all_parallel`]), so the rates are
 //! those of one player asked in turn, whatever the threads' timing.
 
-use crate::az::checkpoint::BoardMeta;
 use crate::az::inference::Evaluate;
+use crate::az::meta::BoardMeta;
 use crate::players::alphazero::AlphaZeroBot;
 use crate::players::judge::play_all_parallel;
 use crate::players::Strategy;

@@ -14,8 +14,9 @@
 //! OUT/DONE                              the trainer reached its last iteration: workers stop
 //! ```
 
-use crate::az::checkpoint::{self, BoardMeta, Meta, META_FILE, MODEL_FILE};
+use crate::az::meta::{BoardMeta, Meta, META_FILE, MODEL_FILE};
 use crate::az::network::Net;
+use crate::players::model;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -142,7 +143,7 @@ impl Layout {
         // The same network again (a restarted trainer) is left as it is; a
         // different one at the same iteration (a network grown on resume)
         // replaces it, or workers would play on with the old shape.
-        let same = checkpoint::read_meta(&target)
+        let same = model::read_meta(&target)
             .is_ok_and(|m| m.network == meta.network && m.optimizer_step == meta.optimizer_step);
         if !same {
             let tmp = dir.join(format!(".tmp-{name}-{}", std::process::id()));
@@ -200,7 +201,7 @@ impl Layout {
     /// Loads the newest published network and its metadata.
     pub fn load_latest(&self) -> Result<(Meta, Net), String> {
         let (_, dir) = self.latest_network()?;
-        checkpoint::load_model(&dir, &candle_core::Device::Cpu)
+        model::load_model(&dir, &candle_core::Device::Cpu)
     }
 
     /// Every finished batch file, as (worker, batch number, path), oldest

@@ -11,8 +11,8 @@
 //! (a copied-in half file, garbage, another program's bytes), which the
 //! trainer then sets aside instead of training on it. Pure: bytes in and out.
 
-use crate::az::checkpoint::BoardMeta;
 use crate::az::encode::Sample;
+use crate::az::meta::BoardMeta;
 use crate::az::network::NetShape;
 use crate::game::MAX_SIDE;
 use serde::{Deserialize, Serialize};

@@ -266,7 +266,7 @@ impl Ingest {
                 );
                 let text = format!("{}: {why}; {aside}", path.display());
                 tracing::warn!("{text}");
-                super::trainer::emit(
+                super::progress::emit(
                     self.json,
                     serde_json::json!({"event": "file_rejected", "file": path, "why": why}),
                     &format!("rejected {text}"),
@@ -295,7 +295,7 @@ impl Ingest {
                 seen.join(", ")
             }
         );
-        super::trainer::emit(
+        super::progress::emit(
             self.json,
             serde_json::json!({"event": "waiting", "dir": self.layout.selfplay(), "workers_seen": seen}),
             &text,
@@ -307,7 +307,7 @@ impl Ingest {
 mod tests {
     use super::super::gamefile::{BatchGame, BatchHeader};
     use super::*;
-    use crate::az::checkpoint::BoardMeta;
+    use crate::az::meta::BoardMeta;
     use crate::game::MAX_SIDE;
 
     fn shape() -> NetShape {

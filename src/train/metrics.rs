@@ -19,7 +19,7 @@
 //! The chart is SVG so it needs no fonts or graphics libraries on the
 //! machine: text is left to the viewer.
 
-pub use crate::az::checkpoint::Row;
+pub use crate::az::meta::Row;
 
 pub const CSV_HEADER: &str = "iteration,games,positions,buffer,train_steps,policy_loss,value_loss,\
 selfplay_games_per_s,simulations_per_s,cache_hit_rate,mean_batch,train_steps_per_s,eval_score,eval_games,\

@@ -12,13 +12,16 @@
 //! | [`gamefile`] | one worker's batch of games as a file (the format, pure) |
 //! | [`ingest`] | `--role trainer`: takes finished files exactly once until an iteration's worth arrived |
 //! | [`worker`] | `--role selfplay`: plays batches with the newest network, writes them |
+//! | [`progress`] | progress lines on stdout: JSON events or text |
 
+pub mod checkpoint;
 pub mod eval_accuracy;
 pub mod exact;
 pub mod exchange;
 pub mod gamefile;
 pub mod ingest;
 pub mod metrics;
+pub mod progress;
 pub mod replay;
 pub mod selfplay;
 pub mod trainer;

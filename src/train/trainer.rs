@@ -13,19 +13,21 @@
 //! blocking pool, so the actor system stays free to run evaluation games
 //! (which need the referee and player actors) and to notice Ctrl-C.
 
+use super::checkpoint;
 use super::eval_accuracy::{load_positions, measure};
 use super::exchange::{Layout, Ledger};
 use super::ingest::Ingest;
 use super::metrics::{self, Row};
+use super::progress::emit;
 use super::replay::{average_duplicates, Batch, Replay};
 use super::selfplay::{play_parallel, SelfPlayConfig};
 use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::player::Inner;
-use crate::az::checkpoint::{self, BoardMeta, Meta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE};
 use crate::az::device::{device_name, resolve_device};
 use crate::az::encode::PLANES;
 use crate::az::hosttrain::HostTrainer;
 use crate::az::inference::{CandleEvaluator, CpuEvaluator, Evaluate, Folded, ParallelCpu};
+use crate::az::meta::{self, BoardMeta, Meta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE};
 use crate::az::network::{AdamW, Net, NetShape};
 use crate::game::bitboard::{with_width, Geometry};
 use crate::game::openings::{parse_opening_file, shuffled_openings};
@@ -526,8 +528,8 @@ impl TrainState {
     /// `meta.json` of the network at iteration `it`, with `metrics`.
     fn meta(&self, it: u32, metrics: Vec<Row>) -> Meta {
         Meta {
-            format: checkpoint::FORMAT.into(),
-            version: checkpoint::VERSION,
+            format: meta::FORMAT.into(),
+            version: meta::VERSION,
             board: self.cfg.into(),
             network: self.net.shape,
             iteration: it,
@@ -814,17 +816,6 @@ fn summary_line(r: &Row, total: u32, opponent: &str) -> String {
         r.buffer,
         r.selfplay_s + r.train_s + r.eval_s + r.acc_s
     )
-}
-
-pub(crate) fn emit(json: bool, v: serde_json::Value, text: &str) {
-    use std::io::Write;
-    let mut o = std::io::stdout().lock();
-    let _ = if json {
-        writeln!(o, "{v}")
-    } else {
-        writeln!(o, "{text}")
-    };
-    let _ = o.flush();
 }
 
 /// `mode: train` in one process.

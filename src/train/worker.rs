@@ -9,11 +9,11 @@
 
 use super::exchange::{done_at, valid_worker_name, Layout, RunInfo};
 use super::gamefile::{Batch, BatchGame, BatchHeader};
+use super::progress::emit as say;
 use super::selfplay::{play_parallel, SelfPlayConfig};
-use super::trainer::emit as say;
 use crate::actors::mode::ModeError;
-use crate::az::checkpoint::{BoardMeta, Meta};
 use crate::az::inference::{CpuEvaluator, Evaluate, Folded};
+use crate::az::meta::{BoardMeta, Meta};
 use crate::game::bitboard::{with_width, Geometry};
 use crate::scenario::Scenario;
 use crate::util::seed;

@@ -1,0 +1,106 @@
+//! Reading trained models from disk: a `model:` path (a training output
+//! directory, a checkpoint directory, or its weights file) resolved to its
+//! newest complete checkpoint, its `meta.json` checked, its network loaded.
+//! The checkpoint layout it reads is written by `train::checkpoint`.
+
+use crate::az::meta::{Meta, FORMAT, META_FILE, MODEL_FILE, VERSION};
+use std::path::{Path, PathBuf};
+
+/// Complete checkpoints under `out/checkpoints`, oldest first.
+pub fn list(out: &Path) -> Vec<(u32, PathBuf)> {
+    let mut v = Vec::new();
+    let Ok(rd) = std::fs::read_dir(out.join("checkpoints")) else {
+        return v;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(n) = name.strip_prefix("iter-").and_then(|s| s.parse::<u32>().ok()) {
+            if e.path().join(META_FILE).is_file() {
+                v.push((n, e.path()));
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+/// The newest complete checkpoint in a training output directory.
+pub fn latest(out: &Path) -> Option<PathBuf> {
+    list(out).pop().map(|(_, p)| p)
+}
+
+pub fn read_meta(dir: &Path) -> Result<Meta, String> {
+    let path = dir.join(META_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let meta: Meta =
+        serde_json::from_str(&text).map_err(|e| format!("{} is not a c4sim checkpoint: {e}", path.display()))?;
+    if meta.format != FORMAT || meta.version > VERSION {
+        return Err(format!(
+            "{} is format `{}` version {}; this c4sim reads `{FORMAT}` up to version {VERSION}",
+            path.display(),
+            meta.format,
+            meta.version
+        ));
+    }
+    Ok(meta)
+}
+
+/// Loads the network a `model:` path names (see [`resolve_model`]) onto
+/// `device`, with its metadata.
+pub fn load_model(model: &Path, device: &candle_core::Device) -> Result<(Meta, crate::az::network::Net), String> {
+    let dir = resolve_model(model)?;
+    let meta = read_meta(&dir)?;
+    let file = dir.join(MODEL_FILE);
+    let net = crate::az::network::Net::load(meta.network, &file, device)
+        .map_err(|e| format!("cannot load {}: {e}", file.display()))?;
+    Ok((meta, net))
+}
+
+/// Resolves a `model:` path: a checkpoint directory (with `meta.json`), a
+/// training output directory (its latest checkpoint), or a file inside a
+/// checkpoint directory (`model.safetensors`).
+pub fn resolve_model(path: &Path) -> Result<PathBuf, String> {
+    if path.join(META_FILE).is_file() {
+        return Ok(path.to_path_buf());
+    }
+    if path.is_file() {
+        if let Some(dir) = path.parent().filter(|d| d.join(META_FILE).is_file()) {
+            return Ok(dir.to_path_buf());
+        }
+    }
+    if path.join("checkpoints").is_dir() {
+        return latest(path).ok_or_else(|| format!("{} has no complete checkpoint yet", path.display()));
+    }
+    if !path.exists() {
+        return Err(format!(
+            "model `{}` does not exist (expected a training `out` directory or a checkpoint directory)",
+            path.display()
+        ));
+    }
+    Err(format!(
+        "`{}` is not a c4sim model: expected a training `out` directory (with checkpoints/), \
+         a checkpoint directory (with {META_FILE}), or its {MODEL_FILE}",
+        path.display()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn foreign_meta_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(META_FILE), "{\"format\": 3}").unwrap();
+        assert!(read_meta(dir.path()).unwrap_err().contains("not a c4sim checkpoint"));
+    }
+
+    #[test]
+    fn a_path_that_is_no_model_says_what_was_expected() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(resolve_model(&dir.path().join("nope"))
+            .unwrap_err()
+            .contains("does not exist"));
+        assert!(resolve_model(dir.path()).unwrap_err().contains("is not a c4sim model"));
+    }
+}

@@ -1,0 +1,17 @@
+//! A training run's progress lines on stdout: one JSON event per line with
+//! `--json`, else the person-facing text. Its own module because the
+//! trainer, the intake of a distributed run and the workers all report
+//! this way, and none of them should import another for it.
+
+/// Writes `v` (with `--json`) or `text` as one line, flushed at once so a
+/// watching process sees it as it happens.
+pub(crate) fn emit(json: bool, v: serde_json::Value, text: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    let _ = if json {
+        writeln!(o, "{v}")
+    } else {
+        writeln!(o, "{text}")
+    };
+    let _ = o.flush();
+}
