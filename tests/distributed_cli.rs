@@ -217,7 +217,7 @@ fn handmade_batch(run: &str, n: u64) -> Batch {
 }
 
 #[test]
-fn bad_files_are_set_aside_and_waiting_is_said() {
+fn slow_bad_files_are_set_aside_and_waiting_is_said() {
     let dir = tempfile::tempdir().unwrap();
     let sc = tiny_training(dir.path(), 1, DISTRIBUTED);
     let out = dir.path().join("out");
@@ -276,7 +276,7 @@ fn bad_files_are_set_aside_and_waiting_is_said() {
 }
 
 #[test]
-fn kill_nine_at_random_loses_and_duplicates_nothing() {
+fn slow_kill_nine_at_random_loses_and_duplicates_nothing() {
     let dir = tempfile::tempdir().unwrap();
     // About four times an ordinary iteration's positions, so the run outlasts the kills.
     let sc = tiny_training(

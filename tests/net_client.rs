@@ -1,9 +1,9 @@
 //! c4sim's own network client (`c4sim join`) against a real server: what
 //! it plays must follow from the scenario seed, like every other mode.
 
-mod net_common;
+mod common;
 
-use net_common::*;
+use common::net::*;
 use serde_json::Value;
 use std::process::{Command, Stdio};
 use std::time::Duration;

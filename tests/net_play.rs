@@ -4,8 +4,8 @@
 //! processes, and players skipped on timeout, resignation, too many illegal
 //! moves and disconnection, with the others playing on; resuming with a token.
 
-mod net_common;
-use net_common::*;
+mod common;
+use common::net::*;
 use serde_json::{json, Value};
 use std::process::{Command, Stdio};
 use std::thread;

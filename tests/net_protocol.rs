@@ -4,9 +4,9 @@
 //! clients — junk, over-long lines, floods, silent and half-closed
 //! connections, moves for someone else's match, too many connections.
 
-mod net_common;
+mod common;
 use c4sim::net::codec::ErrorCode;
-use net_common::*;
+use common::net::*;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;

@@ -51,7 +51,7 @@ fn play(first: &str, json: bool) -> std::process::Output {
 }
 
 #[test]
-fn human_vs_az_plays_to_the_end_with_the_ai_moving_first() {
+fn slow_human_vs_az_plays_to_the_end_with_the_ai_moving_first() {
     let out = play("2", false);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -75,7 +75,7 @@ fn human_vs_az_plays_to_the_end_with_the_ai_moving_first() {
 }
 
 #[test]
-fn human_vs_az_with_the_person_first_in_json() {
+fn slow_human_vs_az_with_the_person_first_in_json() {
     let out = play("", true);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // Prompts go to stderr when stdout carries JSON.
@@ -102,7 +102,7 @@ fn human_vs_az_with_the_person_first_in_json() {
 }
 
 #[test]
-fn a_bad_answer_to_who_moves_first_is_asked_again() {
+fn slow_a_bad_answer_to_who_moves_first_is_asked_again() {
     let dir = tempfile::tempdir().unwrap();
     let mut cmd = c4sim();
     let out = cmd
@@ -125,7 +125,7 @@ fn a_bad_answer_to_who_moves_first_is_asked_again() {
 }
 
 #[test]
-fn analyze_with_the_shipped_profile_answers_positions_from_stdin() {
+fn slow_analyze_with_the_shipped_profile_answers_positions_from_stdin() {
     let out = c4sim()
         .current_dir(ROOT)
         .args(["analyze", "--player", "alphazero"])

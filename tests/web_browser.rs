@@ -7,13 +7,13 @@
 //! `cargo test --test web_browser -- --ignored screenshot` also writes
 //! docs/web/game.png: a game in progress against the shipped AlphaZero.
 
-mod web_common;
+mod common;
 
+use common::web::serve;
 use fantoccini::{Client, ClientBuilder, Locator};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use web_common::serve;
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const CHROMIUM: &str = "/usr/bin/chromium";

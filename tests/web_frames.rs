@@ -5,8 +5,9 @@
 //! (1002 protocol, 1007 invalid UTF-8, 1009 size), while a game on the same
 //! server plays on.
 
-mod web_common;
+mod common;
 
+use common::web::serve;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
@@ -14,7 +15,6 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
-use web_common::serve;
 
 /// A WebSocket client that writes bytes as they are given.
 struct Raw {

@@ -2,7 +2,6 @@
 //! child process on a free loopback port, `c4sim join` processes, and a
 //! blocking raw-protocol client that speaks the wire format by hand (so the
 //! tests check the lines themselves, not c4sim's own client).
-#![allow(dead_code)]
 
 use c4sim::net::codec::{as_sent, parse_server_line, ServerLine};
 use serde_json::{json, Value};

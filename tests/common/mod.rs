@@ -1,6 +1,11 @@
-//! Helpers shared by the end-to-end tests: write a scenario to a temp dir,
-//! run c4sim on it, parse its `--json` stream.
+//! Helpers shared by the end-to-end tests, one style for all: each test
+//! file says `mod common;` and uses what it needs. Here: write a scenario to
+//! a temp dir, run c4sim on it, parse its `--json` stream; [`net`]: a lobby
+//! server and raw protocol clients; [`web`]: a page served on loopback.
 #![allow(dead_code)]
+
+pub mod net;
+pub mod web;
 
 use assert_cmd::Command;
 use serde_json::Value;

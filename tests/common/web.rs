@@ -1,8 +1,6 @@
 //! What the web tests share: a `c4sim` child serving a page on a free
 //! loopback port (killed when dropped), and reading the URL it prints.
 
-#![allow(dead_code)]
-
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
