@@ -7,9 +7,9 @@ use super::player::{write_prompt, HumanSeat, Inner, PlayerActor};
 use super::referee::Referee;
 use super::sinks::{JsonWriter, Renderer};
 use crate::game::DEFAULT_LETTERS;
-use crate::players::external::{ExternalProcess, Launch};
+use crate::players::external::ExternalProcess;
 use crate::players::kinds::RunsAs;
-use crate::players::{build_strategy, check_fits, human};
+use crate::players::{build_strategy, check_fits, human, KindSpec};
 use crate::record::{tally, GameRecord, Tally};
 use crate::render::{resolve, Look};
 use crate::scenario::{FirstMover, PlayerSpec, RenderStyle, Scenario};
@@ -48,8 +48,8 @@ impl Output {
 
 /// Builds what a player actor wraps for one player entry.
 pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Inner, String> {
-    Ok(match spec.kind.runs_as() {
-        RunsAs::Human => {
+    Ok(match &spec.kind {
+        KindSpec::Human => {
             let look_style = if out.style == RenderStyle::None {
                 RenderStyle::Ascii
             } else {
@@ -61,15 +61,9 @@ pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> R
                 prompt_to_stderr: out.json,
             })
         }
-        RunsAs::External => Inner::External(Box::new(ExternalProcess::new(
-            spec.name.clone(),
-            Launch {
-                command: spec.command.clone(),
-                cwd: spec.cwd.clone(),
-                env: spec.env.clone().into_iter().collect(),
-            },
-        ))),
-        RunsAs::Bot => Inner::Bot(build_strategy(spec, seed)?),
+        KindSpec::External(ext) => Inner::External(Box::new(ExternalProcess::new(spec.name.clone(), ext.launch()))),
+        // Every other kind is an in-process bot: `build_strategy` matches each.
+        _ => Inner::Bot(build_strategy(spec, seed)?),
     })
 }
 

@@ -20,11 +20,12 @@ use crate::az::mcts::{search_batched, NoProver, Prover, RootInfo, Tree};
 use crate::az::meta::BoardMeta;
 use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position};
 use crate::game::{Answer, BoardConfig};
+use crate::players::kinds::{budget_key, count_key, optional_path_key, Key, KeyType, KeyValue, KindKeys};
 use crate::players::model;
-use crate::players::{PlayerSpec, Strategy, TurnView};
+use crate::players::{Strategy, TurnView};
 use crate::solver::{outcome_moves, Solver};
 use serde_json::json;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// PUCT constant in play (the training default of alphazero.md).
@@ -35,6 +36,82 @@ pub const PLAY_C_PUCT: f32 = 2.5;
 pub const PLAY_BATCH: usize = 8;
 /// Cached network outputs kept by one player.
 const PLAYER_CACHE: usize = 200_000;
+/// Simulations per move when none are given.
+pub const DEFAULT_ALPHAZERO_SIMULATIONS: u32 = 800;
+/// The devices of `device:`.
+pub const DEVICES: [&str; 4] = ["auto", "cpu", "cuda", "metal"];
+
+/// An `alphazero` player's keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AlphaZeroSpec {
+    /// A training `out` directory or one checkpoint (see
+    /// [`model::resolve_model`]). A scenario may leave it out; running the
+    /// player then says it has none ([`AlphaZeroSpec::model`]).
+    pub model: Option<PathBuf>,
+    /// Simulations per move.
+    pub simulations: u32,
+    /// One of [`DEVICES`].
+    pub device: String,
+    /// Threads of its search on the CPU (`None`: every core).
+    pub threads: Option<u32>,
+    /// Node budget per move of its exact endgame solver (`None`: off).
+    pub solver: Option<u64>,
+}
+
+impl Default for AlphaZeroSpec {
+    fn default() -> Self {
+        AlphaZeroSpec {
+            model: None,
+            simulations: DEFAULT_ALPHAZERO_SIMULATIONS,
+            device: "auto".to_string(),
+            threads: None,
+            solver: None,
+        }
+    }
+}
+
+impl KindKeys for AlphaZeroSpec {
+    const KEYS: &'static [Key<Self>] = &[
+        count_key!("simulations", simulations, 1),
+        optional_path_key!("model", model),
+        Key {
+            name: "device",
+            ty: KeyType::Choice(&DEVICES),
+            set: |s, v| s.device = v.word(),
+            get: |s| Some(KeyValue::Word(s.device.clone())),
+        },
+        Key {
+            name: "threads",
+            ty: KeyType::Count(1),
+            set: |s, v| s.threads = Some(v.count()),
+            get: |s| s.threads.map(KeyValue::Count),
+        },
+        budget_key!("solver", solver),
+    ];
+}
+
+impl AlphaZeroSpec {
+    /// The model, or why there is none.
+    pub fn model(&self) -> Result<&Path, String> {
+        self.model.as_deref().ok_or_else(|| {
+            "is `alphazero` but has no `model`: give a training `out` directory or a checkpoint directory".to_string()
+        })
+    }
+
+    /// Loads the player: its `model`, `simulations`, `device`, `threads`, `solver`.
+    pub fn build(&self) -> Result<AlphaZeroBot, String> {
+        Ok(AlphaZeroBot::load(self.model()?, self.simulations, &self.device, self.threads)?.with_solver(self.solver))
+    }
+
+    /// Whether its model fits `cfg`: the board it was trained for, read
+    /// from its `meta.json` (the weights are loaded only when it is built).
+    pub fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
+        let model = self.model()?;
+        let meta = model::read_meta(&model::resolve_model(model)?)?;
+        let source = format!("{} (iteration {})", model.display(), meta.iteration);
+        board_fits(&source, meta.board, cfg)
+    }
+}
 
 /// The board-size-specific part: geometry and the tree kept between moves.
 struct EngineAt;
@@ -162,11 +239,6 @@ impl AlphaZeroBot {
     pub fn with_solver(mut self, nodes: Option<u64>) -> Self {
         self.solver_nodes = nodes;
         self
-    }
-
-    /// Loads the player of a `players` entry: its `model`, `simulations`, `device`.
-    pub fn from_spec(spec: &PlayerSpec) -> Result<Self, String> {
-        Ok(Self::load(model_of(spec)?, spec.simulations, &spec.device, spec.threads)?.with_solver(spec.solver_nodes))
     }
 
     /// Loads a model (see [`model::resolve_model`]) onto `device`;
@@ -314,13 +386,6 @@ impl Strategy for AlphaZeroBot {
     fn explain(&self) -> Option<String> {
         self.last_note.clone()
     }
-}
-
-/// The `model` of an `alphazero` entry, or why there is none.
-pub fn model_of(spec: &PlayerSpec) -> Result<&Path, String> {
-    spec.model.as_deref().ok_or_else(|| {
-        "is `alphazero` but has no `model`: give a training `out` directory or a checkpoint directory".to_string()
-    })
 }
 
 /// Whether a model trained on `trained` (described as `source`) plays on

@@ -1,5 +1,7 @@
-//! The simple in-process kinds and the search-backed ones.
+//! The simple in-process kinds and the search-backed ones, with the specs
+//! (keys and defaults) of `minimax` and `mcts`.
 
+use super::kinds::{count_key, Key, KindKeys};
 use super::{Strategy, TurnView};
 use crate::game::Answer;
 use crate::search::minimax::Minimax;
@@ -51,6 +53,59 @@ pub struct InvalidBot;
 impl Strategy for InvalidBot {
     fn choose(&mut self, v: &TurnView) -> Answer {
         Answer::Column(v.board.cols() as i64)
+    }
+}
+
+/// minimax search depth when none is given.
+pub const DEFAULT_DEPTH: u32 = 4;
+/// mcts simulations per move when none are given.
+pub const DEFAULT_MCTS_SIMULATIONS: u32 = 1000;
+
+/// A `minimax` player's keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MinimaxSpec {
+    /// Search depth in plies.
+    pub depth: u32,
+}
+
+impl Default for MinimaxSpec {
+    fn default() -> Self {
+        MinimaxSpec { depth: DEFAULT_DEPTH }
+    }
+}
+
+impl KindKeys for MinimaxSpec {
+    const KEYS: &'static [Key<Self>] = &[count_key!("depth", depth, 1)];
+}
+
+impl MinimaxSpec {
+    pub fn build(&self) -> MinimaxBot {
+        MinimaxBot::new(self.depth)
+    }
+}
+
+/// An `mcts` player's keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MctsSpec {
+    /// Simulations per move.
+    pub simulations: u32,
+}
+
+impl Default for MctsSpec {
+    fn default() -> Self {
+        MctsSpec {
+            simulations: DEFAULT_MCTS_SIMULATIONS,
+        }
+    }
+}
+
+impl KindKeys for MctsSpec {
+    const KEYS: &'static [Key<Self>] = &[count_key!("simulations", simulations, 1)];
+}
+
+impl MctsSpec {
+    pub fn build(&self, seed: u64) -> MctsBot {
+        MctsBot::new(self.simulations, seed)
     }
 }
 

@@ -6,9 +6,12 @@
 //! group when the run ends or the game is abandoned: no process outlives
 //! the run.
 
+use super::kinds::{optional_path_key, Key, KeyType, KeyValue, KindKeys};
 use super::TurnView;
 use crate::game::colour_name;
 use crate::game::{Answer, Board};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -41,11 +44,65 @@ fn forget_group(pid: i32) {
         .retain(|&g| g != pid);
 }
 
+/// An `external` player's keys.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExternalSpec {
+    /// The program and its arguments (never empty once parsed: see
+    /// [`ExternalSpec::complete`]).
+    pub command: Vec<String>,
+    /// Working directory.
+    pub cwd: Option<PathBuf>,
+    /// Extra environment variables.
+    pub env: BTreeMap<String, String>,
+}
+
+impl KindKeys for ExternalSpec {
+    const KEYS: &'static [Key<Self>] = &[
+        Key {
+            name: "command",
+            ty: KeyType::Command,
+            set: |s, v| s.command = v.command(),
+            get: |s| Some(KeyValue::Command(s.command.clone())),
+        },
+        optional_path_key!("cwd", cwd),
+        Key {
+            name: "env",
+            ty: KeyType::Env,
+            set: |s, v| s.env = v.env(),
+            get: |s| (!s.env.is_empty()).then(|| KeyValue::Env(s.env.clone())),
+        },
+    ];
+}
+
+impl ExternalSpec {
+    /// Checks that the entry gave a command (completing "player 2 …").
+    pub fn complete(&self) -> Result<(), String> {
+        if self.command.is_empty() {
+            Err(
+                "is `external` but has no `command`: give the program and its arguments as a list, \
+                 like `command: [python3, bot.py]`"
+                    .into(),
+            )
+        } else {
+            Ok(())
+        }
+    }
+
+    /// How its program is started.
+    pub fn launch(&self) -> Launch {
+        Launch {
+            command: self.command.clone(),
+            cwd: self.cwd.clone(),
+            env: self.env.clone().into_iter().collect(),
+        }
+    }
+}
+
 /// How a bot's program is started.
 #[derive(Clone, Debug)]
 pub struct Launch {
     pub command: Vec<String>,
-    pub cwd: Option<std::path::PathBuf>,
+    pub cwd: Option<PathBuf>,
     pub env: Vec<(String, String)>,
 }
 

@@ -1,19 +1,34 @@
-//! The registry of player kinds: for every kind its name, the keys it takes
-//! with their types and defaults, how it runs (an in-process bot, a person,
-//! a program) and whether it fits a board. Scenario parsing, its error
-//! messages ("allowed: …"), `validate --resolved`, `analyze`, the runner
-//! and the network client all read kinds from here, so adding a kind means
-//! one entry in [`KINDS`] (plus its fields in [`PlayerSpec`]) and the kind's
-//! own module.
+//! The registry of player kinds and what one player is.
+//!
+//! A [`PlayerSpec`] is what every player has (its name, its `move_time`) and
+//! a [`KindSpec`]: one variant per kind, holding that kind's own spec type,
+//! defined in the kind's module with its fields, their defaults
+//! ([`Default`]), its keys ([`KindKeys`]) and its builder: `MinimaxSpec` and
+//! `MctsSpec` in [`bots`], [`AlphaZeroSpec`], [`SolverSpec`], [`ExternalSpec`].
+//! What depends on a kind's contents (its defaults, keys, completeness, the
+//! bot it builds, whether it fits a board) is a `match` on [`KindSpec`]
+//! here, so the compiler names every place a new kind must be handled.
+//!
+//! [`KINDS`] keeps what is common to every kind: its name (in the order
+//! messages list kinds) and how it runs (an in-process bot, a person, a
+//! program). Scenario parsing, its error messages ("allowed: …"),
+//! `validate --resolved`, `analyze`, the runners and the network client
+//! read kinds from here, so adding a kind means its own module (the spec
+//! type and its keys), a variant in [`PlayerKind`] and [`KindSpec`], its
+//! entry in [`KINDS`], and the arms the compiler then asks for.
 
-use super::{alphazero, bots, solver, Strategy};
+use super::alphazero::AlphaZeroSpec;
+use super::bots::{self, MctsSpec, MinimaxSpec};
+use super::external::ExternalSpec;
+use super::solver::{self, SolverSpec};
+use super::Strategy;
 use crate::game::BoardConfig;
-use crate::players::model;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// A player kind; [`PlayerKind::info`] is its registry entry.
+/// A player kind, the tag of a [`KindSpec`]; [`PlayerKind::info`] is its
+/// registry entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlayerKind {
     Human,
@@ -34,33 +49,25 @@ pub struct PlayerSpec {
     /// Display name; defaults to the profile name or the kind (made unique
     /// within a scenario by adding " 2", " 3", ...).
     pub name: String,
-    pub kind: PlayerKind,
-    /// minimax: search depth in plies.
-    pub depth: u32,
-    /// mcts / alphazero: simulations per move.
-    pub simulations: u32,
-    /// alphazero: model path.
-    pub model: Option<PathBuf>,
-    /// alphazero: auto | cpu | cuda | metal.
-    pub device: String,
-    /// alphazero on the CPU: threads of its search (`None`: every core).
-    pub threads: Option<u32>,
-    /// solver: transposition-table entries as a power of two.
-    pub table_log2: u32,
-    /// solver: node budget per move (`None`: always exact).
-    pub nodes: Option<u64>,
-    /// solver: an opening book built by `c4sim book build`.
-    pub book: Option<PathBuf>,
-    /// alphazero: node budget per move of its exact endgame solver (`None`: off).
-    pub solver_nodes: Option<u64>,
-    /// external: program and arguments.
-    pub command: Vec<String>,
-    /// external: working directory.
-    pub cwd: Option<PathBuf>,
-    /// external: extra environment variables.
-    pub env: BTreeMap<String, String>,
     /// Overrides `limits.move_time` for this player. Humans default to no limit.
     pub move_time: Option<Duration>,
+    /// The kind and its own keys.
+    pub kind: KindSpec,
+}
+
+/// A player's kind with that kind's keys, each kind's in its own type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KindSpec {
+    Human,
+    Leftmost,
+    Rightmost,
+    Random,
+    Invalid,
+    Minimax(MinimaxSpec),
+    Mcts(MctsSpec),
+    Alphazero(AlphaZeroSpec),
+    Solver(SolverSpec),
+    External(ExternalSpec),
 }
 
 /// How a kind plays: the player actor wraps each differently.
@@ -77,8 +84,10 @@ pub enum RunsAs {
 /// The shape of a key's value, which decides how a scenario reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyType {
-    /// A whole number at least this large.
+    /// A whole number at least this large, at most `u32::MAX`.
     Count(u32),
+    /// A whole number at least this large, at most `u64::MAX` (node budgets).
+    Count64(u64),
     /// A non-empty string naming a file or directory.
     Path,
     /// One of these words.
@@ -87,147 +96,110 @@ pub enum KeyType {
     Command,
     /// A mapping of environment variable names to strings.
     Env,
-    /// A duration (`30s`, `500ms`, `2m`, or seconds).
-    Duration,
 }
 
 /// A key's value once read.
 #[derive(Clone, Debug, PartialEq)]
 pub enum KeyValue {
     Count(u32),
+    Count64(u64),
     Path(PathBuf),
     Word(String),
     Command(Vec<String>),
     Env(BTreeMap<String, String>),
-    Duration(Duration),
 }
 
-/// A kind-specific key: its name, type, and how it is stored in and read
-/// back from a [`PlayerSpec`] (the reading back serves `--resolved`).
-pub struct Key {
+/// A kind-specific key of spec type `S`: its name, type, and how it is
+/// stored in and read back from an `S` (the reading back serves `--resolved`).
+pub struct Key<S> {
     pub name: &'static str,
     pub ty: KeyType,
     /// Stores a value of [`Key::ty`] (the parser guarantees the variant).
-    pub set: fn(&mut PlayerSpec, KeyValue),
+    pub set: fn(&mut S, KeyValue),
     /// The value in effect, `None` when unset and without a default.
-    pub get: fn(&PlayerSpec) -> Option<KeyValue>,
+    pub get: fn(&S) -> Option<KeyValue>,
+}
+
+/// A kind's own keys, implemented by its spec type in the kind's module.
+pub trait KindKeys: Sized + 'static {
+    /// The keys beyond [`COMMON_KEYS`], in the order messages list them and
+    /// `--resolved` writes them.
+    const KEYS: &'static [Key<Self>];
+}
+
+/// A kind's spec seen through its keys, whatever its type.
+trait Keyed {
+    fn keys(&self) -> Vec<(&'static str, KeyType)>;
+    fn set(&mut self, name: &str, v: KeyValue);
+    fn values(&self) -> Vec<(&'static str, KeyValue)>;
+}
+
+impl<S: KindKeys> Keyed for S {
+    fn keys(&self) -> Vec<(&'static str, KeyType)> {
+        S::KEYS.iter().map(|k| (k.name, k.ty)).collect()
+    }
+
+    fn set(&mut self, name: &str, v: KeyValue) {
+        if let Some(k) = S::KEYS.iter().find(|k| k.name == name) {
+            (k.set)(self, v);
+        }
+    }
+
+    fn values(&self) -> Vec<(&'static str, KeyValue)> {
+        S::KEYS
+            .iter()
+            .filter_map(|k| (k.get)(self).map(|v| (k.name, v)))
+            .collect()
+    }
 }
 
 /// Keys every kind takes, besides `use` in scenario entries.
 pub const COMMON_KEYS: [&str; 3] = ["name", "kind", "move_time"];
 
-/// The devices of `device:`.
-pub const DEVICES: [&str; 4] = ["auto", "cpu", "cuda", "metal"];
-
-/// minimax search depth when none is given.
-pub const DEFAULT_DEPTH: u32 = 4;
-/// mcts simulations per move when none are given.
-pub const DEFAULT_MCTS_SIMULATIONS: u32 = 1000;
-/// alphazero simulations per move when none are given.
-pub const DEFAULT_ALPHAZERO_SIMULATIONS: u32 = 800;
-
-/// A key holding a whole number of at least `$min` in field `$field`.
+/// A key holding a whole number (`u32`) of at least `$min` in field `$field`.
 macro_rules! count_key {
     ($name:literal, $field:ident, $min:literal) => {
-        Key {
+        $crate::players::kinds::Key {
             name: $name,
-            ty: KeyType::Count($min),
-            set: |p, v| p.$field = v.count(),
-            get: |p| Some(KeyValue::Count(p.$field)),
+            ty: $crate::players::kinds::KeyType::Count($min),
+            set: |s, v| s.$field = v.count(),
+            get: |s| Some($crate::players::kinds::KeyValue::Count(s.$field)),
         }
     };
 }
+pub(crate) use count_key;
+
+/// A key holding a node budget (`u64`) of at least 1 in `Option` field `$field`.
+macro_rules! budget_key {
+    ($name:literal, $field:ident) => {
+        $crate::players::kinds::Key {
+            name: $name,
+            ty: $crate::players::kinds::KeyType::Count64(1),
+            set: |s, v| s.$field = Some(v.count64()),
+            get: |s| s.$field.map($crate::players::kinds::KeyValue::Count64),
+        }
+    };
+}
+pub(crate) use budget_key;
 
 /// A key naming a file or directory, stored in `Option` field `$field`.
 macro_rules! optional_path_key {
     ($name:literal, $field:ident) => {
-        Key {
+        $crate::players::kinds::Key {
             name: $name,
-            ty: KeyType::Path,
-            set: |p, v| p.$field = Some(v.path()),
-            get: |p| p.$field.clone().map(KeyValue::Path),
+            ty: $crate::players::kinds::KeyType::Path,
+            set: |s, v| s.$field = Some(v.path()),
+            get: |s| s.$field.clone().map($crate::players::kinds::KeyValue::Path),
         }
     };
 }
+pub(crate) use optional_path_key;
 
-const DEPTH: Key = count_key!("depth", depth, 1);
-const SIMULATIONS: Key = count_key!("simulations", simulations, 1);
-const MODEL: Key = optional_path_key!("model", model);
-const DEVICE: Key = Key {
-    name: "device",
-    ty: KeyType::Choice(&DEVICES),
-    set: |p, v| p.device = v.word(),
-    get: |p| Some(KeyValue::Word(p.device.clone())),
-};
-const THREADS: Key = Key {
-    name: "threads",
-    ty: KeyType::Count(1),
-    set: |p, v| p.threads = Some(v.count()),
-    get: |p| p.threads.map(KeyValue::Count),
-};
-const COMMAND: Key = Key {
-    name: "command",
-    ty: KeyType::Command,
-    set: |p, v| p.command = v.command(),
-    get: |p| Some(KeyValue::Command(p.command.clone())),
-};
-const CWD: Key = optional_path_key!("cwd", cwd);
-const ENV: Key = Key {
-    name: "env",
-    ty: KeyType::Env,
-    set: |p, v| p.env = v.env(),
-    get: |p| (!p.env.is_empty()).then(|| KeyValue::Env(p.env.clone())),
-};
-const TABLE_LOG2: Key = count_key!("table_log2", table_log2, 10);
-const BOOK: Key = optional_path_key!("book", book);
-/// alphazero's `solver`: the node budget of its exact endgames.
-const SOLVER_NODES: Key = Key {
-    name: "solver",
-    ty: KeyType::Count(1),
-    set: |p, v| p.solver_nodes = Some(v.count() as u64),
-    get: |p| p.solver_nodes.map(|n| KeyValue::Count(n as u32)),
-};
-const NODES: Key = Key {
-    name: "nodes",
-    ty: KeyType::Count(1),
-    set: |p, v| p.nodes = Some(v.count() as u64),
-    get: |p| p.nodes.map(|n| KeyValue::Count(n as u32)),
-};
-/// `move_time`, common to every kind.
-pub const MOVE_TIME: Key = Key {
-    name: "move_time",
-    ty: KeyType::Duration,
-    set: |p, v| p.move_time = Some(v.duration()),
-    get: |p| p.move_time.map(KeyValue::Duration),
-};
-
-/// Builds a bot from its entry and its seed.
-pub type BuildFn = fn(&PlayerSpec, u64) -> Result<Box<dyn Strategy>, String>;
-
-/// A kind's registry entry.
+/// A kind's registry entry: what every kind has, whatever its keys.
 pub struct KindInfo {
     pub kind: PlayerKind,
     pub name: &'static str,
     pub runs_as: RunsAs,
-    /// The keys of this kind beyond [`COMMON_KEYS`].
-    pub keys: &'static [Key],
-    /// Sets this kind's defaults on a spec of the common defaults.
-    pub defaults: fn(&mut PlayerSpec),
-    /// Checks what a key cannot check alone (an external player needs a command).
-    pub complete: fn(&PlayerSpec) -> Result<(), String>,
-    /// Builds the bot (kinds that run as [`RunsAs::Bot`]).
-    pub build: Option<BuildFn>,
-    /// Whether a player can play on a board, decided before any game
-    /// starts and without building it (AlphaZero reads its `meta.json`).
-    pub fits: fn(&PlayerSpec, BoardConfig) -> Result<(), String>,
-}
-
-fn no_defaults(_: &mut PlayerSpec) {}
-fn complete(_: &PlayerSpec) -> Result<(), String> {
-    Ok(())
-}
-fn fits_any(_: &PlayerSpec, _: BoardConfig) -> Result<(), String> {
-    Ok(())
 }
 
 /// Every kind, in the order messages list them.
@@ -236,122 +208,53 @@ pub static KINDS: [KindInfo; 10] = [
         kind: PlayerKind::Human,
         name: "human",
         runs_as: RunsAs::Human,
-        keys: &[],
-        defaults: no_defaults,
-        complete,
-        build: None,
-        fits: fits_any,
     },
     KindInfo {
         kind: PlayerKind::Leftmost,
         name: "leftmost",
         runs_as: RunsAs::Bot,
-        keys: &[],
-        defaults: no_defaults,
-        complete,
-        build: Some(|_, _| Ok(Box::new(bots::Leftmost))),
-        fits: fits_any,
     },
     KindInfo {
         kind: PlayerKind::Rightmost,
         name: "rightmost",
         runs_as: RunsAs::Bot,
-        keys: &[],
-        defaults: no_defaults,
-        complete,
-        build: Some(|_, _| Ok(Box::new(bots::Rightmost))),
-        fits: fits_any,
     },
     KindInfo {
         kind: PlayerKind::Random,
         name: "random",
         runs_as: RunsAs::Bot,
-        keys: &[],
-        defaults: no_defaults,
-        complete,
-        build: Some(|_, seed| Ok(Box::new(bots::RandomBot::new(seed)))),
-        fits: fits_any,
     },
     KindInfo {
         kind: PlayerKind::Invalid,
         name: "invalid",
         runs_as: RunsAs::Bot,
-        keys: &[],
-        defaults: no_defaults,
-        complete,
-        build: Some(|_, _| Ok(Box::new(bots::InvalidBot))),
-        fits: fits_any,
     },
     KindInfo {
         kind: PlayerKind::Minimax,
         name: "minimax",
         runs_as: RunsAs::Bot,
-        keys: &[DEPTH],
-        defaults: |p| p.depth = DEFAULT_DEPTH,
-        complete,
-        build: Some(|p, _| Ok(Box::new(bots::MinimaxBot::new(p.depth)))),
-        fits: fits_any,
     },
     KindInfo {
         kind: PlayerKind::Mcts,
         name: "mcts",
         runs_as: RunsAs::Bot,
-        keys: &[SIMULATIONS],
-        defaults: |p| p.simulations = DEFAULT_MCTS_SIMULATIONS,
-        complete,
-        build: Some(|p, seed| Ok(Box::new(bots::MctsBot::new(p.simulations, seed)))),
-        fits: fits_any,
     },
     KindInfo {
         kind: PlayerKind::Alphazero,
         name: "alphazero",
         runs_as: RunsAs::Bot,
-        keys: &[SIMULATIONS, MODEL, DEVICE, THREADS, SOLVER_NODES],
-        defaults: |p| p.simulations = DEFAULT_ALPHAZERO_SIMULATIONS,
-        complete,
-        build: Some(|p, _| Ok(Box::new(alphazero::AlphaZeroBot::from_spec(p)?))),
-        fits: alphazero_fits,
     },
     KindInfo {
         kind: PlayerKind::Solver,
         name: "solver",
         runs_as: RunsAs::Bot,
-        keys: &[TABLE_LOG2, NODES, BOOK],
-        defaults: no_defaults,
-        complete,
-        build: Some(|p, _| Ok(Box::new(solver::SolverBot::from_spec(p)?))),
-        fits: |_, cfg| solver::fits(cfg),
     },
     KindInfo {
         kind: PlayerKind::External,
         name: "external",
         runs_as: RunsAs::External,
-        keys: &[COMMAND, CWD, ENV],
-        defaults: no_defaults,
-        complete: |p| {
-            if p.command.is_empty() {
-                Err(
-                    "is `external` but has no `command`: give the program and its arguments as a list, \
-                     like `command: [python3, bot.py]`"
-                        .into(),
-                )
-            } else {
-                Ok(())
-            }
-        },
-        build: None,
-        fits: fits_any,
     },
 ];
-
-/// An AlphaZero model fits the board it was trained for, read from its
-/// `meta.json` (the weights are loaded only when the player is built).
-fn alphazero_fits(p: &PlayerSpec, cfg: BoardConfig) -> Result<(), String> {
-    let model = alphazero::model_of(p)?;
-    let meta = model::read_meta(&model::resolve_model(model)?)?;
-    let source = format!("{} (iteration {})", model.display(), meta.iteration);
-    alphazero::board_fits(&source, meta.board, cfg)
-}
 
 impl PlayerKind {
     /// Every kind's name, in the order of [`KINDS`].
@@ -381,16 +284,21 @@ impl PlayerKind {
 }
 
 impl KindInfo {
-    /// The kind-specific key named `name`.
-    pub fn key(&self, name: &str) -> Option<&'static Key> {
-        self.keys.iter().find(|k| k.name == name)
+    /// This kind's keys beyond [`COMMON_KEYS`] and their types, in order.
+    pub fn keys(&self) -> Vec<(&'static str, KeyType)> {
+        KindSpec::of(self.kind).keyed().map_or_else(Vec::new, |k| k.keys())
+    }
+
+    /// The type of the kind-specific key named `name`.
+    pub fn key(&self, name: &str) -> Option<KeyType> {
+        self.keys().into_iter().find(|(k, _)| *k == name).map(|(_, ty)| ty)
     }
 
     /// Every key a player of this kind may have (for messages), in the
     /// order: name, kind, its own keys, move_time.
     pub fn all_keys(&self) -> Vec<&'static str> {
         let mut v = vec!["name", "kind"];
-        v.extend(self.keys.iter().map(|k| k.name));
+        v.extend(self.keys().into_iter().map(|(k, _)| k));
         v.push("move_time");
         v
     }
@@ -400,9 +308,9 @@ impl KindInfo {
 /// may hold at all), without repeats.
 pub fn every_key() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = vec!["name", "kind"];
-    for k in KINDS.iter().flat_map(|k| k.keys) {
-        if !v.contains(&k.name) {
-            v.push(k.name);
+    for (k, _) in KINDS.iter().flat_map(|k| k.keys()) {
+        if !v.contains(&k) {
+            v.push(k);
         }
     }
     v.push("move_time");
@@ -414,38 +322,116 @@ pub fn kinds_with_key(name: &str) -> Vec<&'static str> {
     KINDS.iter().filter(|k| k.key(name).is_some()).map(|k| k.name).collect()
 }
 
-impl PlayerSpec {
-    /// A player of `kind` with every default, named after its kind.
-    pub fn of_kind(kind: PlayerKind) -> PlayerSpec {
-        let mut p = PlayerSpec {
-            name: kind.as_str().to_string(),
-            kind,
-            depth: DEFAULT_DEPTH,
-            simulations: DEFAULT_MCTS_SIMULATIONS,
-            model: None,
-            device: "auto".to_string(),
-            threads: None,
-            table_log2: solver::DEFAULT_TABLE_LOG2,
-            nodes: None,
-            book: None,
-            solver_nodes: None,
-            command: Vec::new(),
-            cwd: None,
-            env: BTreeMap::new(),
-            move_time: None,
-        };
-        (kind.info().defaults)(&mut p);
-        p
+impl KindSpec {
+    /// A `kind` with every default of its keys.
+    pub fn of(kind: PlayerKind) -> KindSpec {
+        match kind {
+            PlayerKind::Human => KindSpec::Human,
+            PlayerKind::Leftmost => KindSpec::Leftmost,
+            PlayerKind::Rightmost => KindSpec::Rightmost,
+            PlayerKind::Random => KindSpec::Random,
+            PlayerKind::Invalid => KindSpec::Invalid,
+            PlayerKind::Minimax => KindSpec::Minimax(MinimaxSpec::default()),
+            PlayerKind::Mcts => KindSpec::Mcts(MctsSpec::default()),
+            PlayerKind::Alphazero => KindSpec::Alphazero(AlphaZeroSpec::default()),
+            PlayerKind::Solver => KindSpec::Solver(SolverSpec::default()),
+            PlayerKind::External => KindSpec::External(ExternalSpec::default()),
+        }
+    }
+
+    /// The kind, without its keys.
+    pub fn kind(&self) -> PlayerKind {
+        match self {
+            KindSpec::Human => PlayerKind::Human,
+            KindSpec::Leftmost => PlayerKind::Leftmost,
+            KindSpec::Rightmost => PlayerKind::Rightmost,
+            KindSpec::Random => PlayerKind::Random,
+            KindSpec::Invalid => PlayerKind::Invalid,
+            KindSpec::Minimax(_) => PlayerKind::Minimax,
+            KindSpec::Mcts(_) => PlayerKind::Mcts,
+            KindSpec::Alphazero(_) => PlayerKind::Alphazero,
+            KindSpec::Solver(_) => PlayerKind::Solver,
+            KindSpec::External(_) => PlayerKind::External,
+        }
+    }
+
+    /// The kind's name.
+    pub fn as_str(&self) -> &'static str {
+        self.kind().as_str()
+    }
+
+    /// How the kind plays.
+    pub fn runs_as(&self) -> RunsAs {
+        self.kind().runs_as()
+    }
+
+    /// The kind's own keys (`None`: it has none).
+    fn keyed(&self) -> Option<&dyn Keyed> {
+        match self {
+            KindSpec::Human | KindSpec::Leftmost | KindSpec::Rightmost | KindSpec::Random | KindSpec::Invalid => None,
+            KindSpec::Minimax(s) => Some(s),
+            KindSpec::Mcts(s) => Some(s),
+            KindSpec::Alphazero(s) => Some(s),
+            KindSpec::Solver(s) => Some(s),
+            KindSpec::External(s) => Some(s),
+        }
+    }
+
+    fn keyed_mut(&mut self) -> Option<&mut dyn Keyed> {
+        match self {
+            KindSpec::Human | KindSpec::Leftmost | KindSpec::Rightmost | KindSpec::Random | KindSpec::Invalid => None,
+            KindSpec::Minimax(s) => Some(s),
+            KindSpec::Mcts(s) => Some(s),
+            KindSpec::Alphazero(s) => Some(s),
+            KindSpec::Solver(s) => Some(s),
+            KindSpec::External(s) => Some(s),
+        }
+    }
+
+    /// Stores `v`, of the type [`KindInfo::key`] gives, in key `name`; a
+    /// name this kind does not take is ignored.
+    pub fn set(&mut self, name: &str, v: KeyValue) {
+        if let Some(k) = self.keyed_mut() {
+            k.set(name, v);
+        }
     }
 
     /// The kind-specific keys in effect and their values (for `--resolved`).
     pub fn key_values(&self) -> Vec<(&'static str, KeyValue)> {
-        self.kind
-            .info()
-            .keys
-            .iter()
-            .filter_map(|k| (k.get)(self).map(|v| (k.name, v)))
-            .collect()
+        self.keyed().map_or_else(Vec::new, |k| k.values())
+    }
+
+    /// Checks what a key cannot check alone (an external player needs a
+    /// command); the error completes "player 2 …".
+    pub fn complete(&self) -> Result<(), String> {
+        match self {
+            KindSpec::External(s) => s.complete(),
+            KindSpec::Human
+            | KindSpec::Leftmost
+            | KindSpec::Rightmost
+            | KindSpec::Random
+            | KindSpec::Invalid
+            | KindSpec::Minimax(_)
+            | KindSpec::Mcts(_)
+            | KindSpec::Alphazero(_)
+            | KindSpec::Solver(_) => Ok(()),
+        }
+    }
+}
+
+impl PlayerSpec {
+    /// A player of `kind` with every default, named after its kind.
+    pub fn of_kind(kind: PlayerKind) -> PlayerSpec {
+        PlayerSpec {
+            name: kind.as_str().to_string(),
+            move_time: None,
+            kind: KindSpec::of(kind),
+        }
+    }
+
+    /// The kind-specific keys in effect and their values (for `--resolved`).
+    pub fn key_values(&self) -> Vec<(&'static str, KeyValue)> {
+        self.kind.key_values()
     }
 }
 
@@ -454,7 +440,7 @@ impl PlayerSpec {
 macro_rules! unwrap_as {
     ($($name:ident: $variant:ident => $ty:ty),* $(,)?) => {
         impl KeyValue {
-            $(fn $name(self) -> $ty {
+            $(pub fn $name(self) -> $ty {
                 match self {
                     KeyValue::$variant(x) => x,
                     other => unreachable!("a {} key got {other:?}", stringify!($variant)),
@@ -465,26 +451,49 @@ macro_rules! unwrap_as {
 }
 unwrap_as! {
     count: Count => u32,
+    count64: Count64 => u64,
     path: Path => PathBuf,
     word: Word => String,
     command: Command => Vec<String>,
     env: Env => BTreeMap<String, String>,
-    duration: Duration => Duration,
 }
 
 /// Builds the strategy of an in-process kind. Kinds that do I/O (human,
 /// external) have none, and a model that cannot be loaded says why.
 pub fn build_strategy(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>, String> {
-    match spec.kind.info().build {
-        Some(build) => build(spec, seed).map_err(|e| format!("player `{}`: {e}", spec.name)),
-        None => Err(format!("`{}` players are not in-process bots", spec.kind.as_str())),
-    }
+    let built: Result<Box<dyn Strategy>, String> = match &spec.kind {
+        KindSpec::Human | KindSpec::External(_) => {
+            return Err(format!("`{}` players are not in-process bots", spec.kind.as_str()))
+        }
+        KindSpec::Leftmost => Ok(Box::new(bots::Leftmost)),
+        KindSpec::Rightmost => Ok(Box::new(bots::Rightmost)),
+        KindSpec::Random => Ok(Box::new(bots::RandomBot::new(seed))),
+        KindSpec::Invalid => Ok(Box::new(bots::InvalidBot)),
+        KindSpec::Minimax(s) => Ok(Box::new(s.build())),
+        KindSpec::Mcts(s) => Ok(Box::new(s.build(seed))),
+        KindSpec::Alphazero(s) => s.build().map(|b| Box::new(b) as Box<dyn Strategy>),
+        KindSpec::Solver(s) => s.build().map(|b| Box::new(b) as Box<dyn Strategy>),
+    };
+    built.map_err(|e| format!("player `{}`: {e}", spec.name))
 }
 
-/// Refuses, before any game starts, a player that cannot play on `cfg`
-/// (an AlphaZero model trained for another board size).
+/// Refuses, before any game starts and without building the player, one
+/// that cannot play on `cfg` (an AlphaZero model trained for another board
+/// size, read from its `meta.json`; a board too large for the solver).
 pub fn check_fits(spec: &PlayerSpec, cfg: BoardConfig) -> Result<(), String> {
-    (spec.kind.info().fits)(spec, cfg).map_err(|e| format!("player `{}`: {e}", spec.name))
+    let fits = match &spec.kind {
+        KindSpec::Alphazero(s) => s.fits(cfg),
+        KindSpec::Solver(_) => solver::fits(cfg),
+        KindSpec::Human
+        | KindSpec::Leftmost
+        | KindSpec::Rightmost
+        | KindSpec::Random
+        | KindSpec::Invalid
+        | KindSpec::Minimax(_)
+        | KindSpec::Mcts(_)
+        | KindSpec::External(_) => Ok(()),
+    };
+    fits.map_err(|e| format!("player `{}`: {e}", spec.name))
 }
 
 #[cfg(test)]
@@ -497,6 +506,7 @@ mod tests {
             assert_eq!(k.kind.info().name, k.name);
             assert_eq!(PlayerKind::from_name(k.name), Some(k.kind));
             assert_eq!(PlayerSpec::of_kind(k.kind).name, k.name);
+            assert_eq!(KindSpec::of(k.kind).kind(), k.kind);
         }
         assert_eq!(PlayerKind::from_name("minmax"), None);
     }
@@ -509,8 +519,14 @@ mod tests {
             ["name", "kind", "command", "cwd", "env", "move_time"]
         );
         assert_eq!(kinds_with_key("simulations"), ["mcts", "alphazero"]);
-        assert_eq!(PlayerSpec::of_kind(PlayerKind::Mcts).simulations, 1000);
-        assert_eq!(PlayerSpec::of_kind(PlayerKind::Alphazero).simulations, 800);
+        assert_eq!(
+            KindSpec::of(PlayerKind::Mcts),
+            KindSpec::Mcts(MctsSpec { simulations: 1000 })
+        );
+        let KindSpec::Alphazero(az) = KindSpec::of(PlayerKind::Alphazero) else {
+            panic!("an alphazero spec")
+        };
+        assert_eq!((az.simulations, az.device.as_str()), (800, "auto"));
         assert_eq!(
             PlayerSpec::of_kind(PlayerKind::Minimax).key_values(),
             [("depth", KeyValue::Count(4))]
@@ -519,7 +535,25 @@ mod tests {
     }
 
     #[test]
+    fn node_budgets_are_u64_end_to_end() {
+        assert_eq!(PlayerKind::Solver.info().key("nodes"), Some(KeyType::Count64(1)));
+        assert_eq!(PlayerKind::Alphazero.info().key("solver"), Some(KeyType::Count64(1)));
+        let big = u64::from(u32::MAX) + 1;
+        let mut s = KindSpec::of(PlayerKind::Solver);
+        s.set("nodes", KeyValue::Count64(big));
+        assert_eq!(s.key_values()[1], ("nodes", KeyValue::Count64(big)));
+        let mut az = KindSpec::of(PlayerKind::Alphazero);
+        az.set("solver", KeyValue::Count64(big));
+        assert!(az.key_values().contains(&("solver", KeyValue::Count64(big))));
+    }
+
+    #[test]
     fn only_bots_build_and_a_missing_model_is_explained() {
+        for k in &KINDS {
+            let built = build_strategy(&PlayerSpec::of_kind(k.kind), 0);
+            let not_a_bot = built.err().is_some_and(|e| e.contains("not in-process"));
+            assert_eq!(not_a_bot, k.runs_as != RunsAs::Bot, "{}", k.name);
+        }
         assert!(build_strategy(&PlayerSpec::of_kind(PlayerKind::Leftmost), 0).is_ok());
         let e = build_strategy(&PlayerSpec::of_kind(PlayerKind::Human), 0)
             .err()

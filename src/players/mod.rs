@@ -13,7 +13,7 @@ pub mod kinds;
 pub mod model;
 pub mod solver;
 
-pub use kinds::{build_strategy, check_fits, PlayerKind, PlayerSpec};
+pub use kinds::{build_strategy, check_fits, KindSpec, PlayerKind, PlayerSpec};
 
 use crate::game::{Answer, Board, Game, Refusal};
 

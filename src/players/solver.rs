@@ -12,16 +12,55 @@
 //! what makes the empty 6×7 board take a second instead of minutes. The
 //! book's moves are the solver's own, so a book never changes a game.
 
+use super::kinds::{budget_key, count_key, optional_path_key, Key, KindKeys};
 use crate::game::{Answer, BoardConfig};
-use crate::players::{PlayerSpec, Strategy, TurnView};
+use crate::players::{Strategy, TurnView};
 use crate::search::minimax::Minimax;
 use crate::solver::{centre_order, describe_score, Book, Solver, MAX_TABLE_LOG2};
 use serde_json::json;
+use std::path::PathBuf;
 
 /// The minimax depth a budgeted solver falls back to.
 pub const FALLBACK_DEPTH: u32 = 8;
 /// Transposition-table entries as a power of two when `table_log2` is not given.
 pub const DEFAULT_TABLE_LOG2: u32 = 22;
+
+/// A `solver` player's keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SolverSpec {
+    /// Transposition-table entries as a power of two.
+    pub table_log2: u32,
+    /// Node budget per move (`None`: always exact).
+    pub nodes: Option<u64>,
+    /// An opening book built by `c4sim book build`.
+    pub book: Option<PathBuf>,
+}
+
+impl Default for SolverSpec {
+    fn default() -> Self {
+        SolverSpec {
+            table_log2: DEFAULT_TABLE_LOG2,
+            nodes: None,
+            book: None,
+        }
+    }
+}
+
+impl KindKeys for SolverSpec {
+    const KEYS: &'static [Key<Self>] = &[
+        count_key!("table_log2", table_log2, 10),
+        budget_key!("nodes", nodes),
+        optional_path_key!("book", book),
+    ];
+}
+
+impl SolverSpec {
+    /// The player; a table too large or a book that cannot be read is
+    /// refused now, before any game.
+    pub fn build(&self) -> Result<SolverBot, String> {
+        SolverBot::from_spec(self)
+    }
+}
 
 /// A perfect player (within its node budget).
 pub struct SolverBot {
@@ -36,7 +75,7 @@ pub struct SolverBot {
 }
 
 impl SolverBot {
-    pub fn from_spec(spec: &PlayerSpec) -> Result<Self, String> {
+    pub fn from_spec(spec: &SolverSpec) -> Result<Self, String> {
         // Checks the table size now, so a bad key fails before any game.
         if spec.table_log2 > MAX_TABLE_LOG2 {
             return Err(format!(
@@ -170,7 +209,6 @@ impl Strategy for SolverBot {
 mod tests {
     use super::*;
     use crate::game::{Game, DEFAULT_LETTERS};
-    use crate::players::PlayerKind;
 
     /// A 4 × 5 board, three in a row: small enough to solve at once.
     const SMALL: BoardConfig = BoardConfig {
@@ -186,7 +224,7 @@ mod tests {
 
     #[test]
     fn takes_the_win_and_says_how_soon() {
-        let mut b = SolverBot::from_spec(&PlayerSpec::of_kind(PlayerKind::Solver)).unwrap();
+        let mut b = SolverBot::from_spec(&SolverSpec::default()).unwrap();
         // Red has two in the bottom row (columns 0, 1) and moves.
         let v = view(&[0, 0, 1, 1]);
         assert_eq!(b.choose(&v), Answer::Column(2));
@@ -200,7 +238,7 @@ mod tests {
 
     #[test]
     fn blocks_a_loss_and_falls_back_past_its_budget() {
-        let mut spec = PlayerSpec::of_kind(PlayerKind::Solver);
+        let mut spec = SolverSpec::default();
         let mut b = SolverBot::from_spec(&spec).unwrap();
         // Yellow must block column 2.
         let v = view(&[0, 4, 1]);
@@ -224,8 +262,10 @@ mod tests {
         let wrong = (best.0 + 1) % SMALL.cols;
         book.insert(&s.start(), wrong, best.1);
         std::fs::write(&path, book.to_bytes()).unwrap();
-        let mut spec = PlayerSpec::of_kind(PlayerKind::Solver);
-        spec.book = Some(path.clone());
+        let mut spec = SolverSpec {
+            book: Some(path.clone()),
+            ..SolverSpec::default()
+        };
         let mut b = SolverBot::from_spec(&spec).unwrap();
         assert_eq!(b.choose(&view(&[])), Answer::Column(wrong as i64));
         // Past the book's depth it searches.
@@ -256,7 +296,7 @@ mod tests {
 
     #[test]
     fn analyze_picks_the_move_choose_picks() {
-        let mut b = SolverBot::from_spec(&PlayerSpec::of_kind(PlayerKind::Solver)).unwrap();
+        let mut b = SolverBot::from_spec(&SolverSpec::default()).unwrap();
         for moves in [
             vec![],
             vec![2],

@@ -9,7 +9,7 @@
 use super::error::{did_you_mean, ScenarioError};
 use super::tree::{self, Loc, Node};
 use super::value::{get, Doc};
-use crate::players::kinds::{every_key, kinds_with_key, KeyType, KeyValue, MOVE_TIME};
+use crate::players::kinds::{every_key, kinds_with_key, KeyType, KeyValue};
 use crate::players::{PlayerKind, PlayerSpec};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -273,21 +273,20 @@ fn build_player(
     p.name = profile.map_or_else(|| kind.as_str().to_string(), |pr| pr.name.clone());
     for f in &fields {
         let (d, v) = (f.doc(), f.value);
-        let key = match f.key {
-            "name" => {
-                p.name = d.nonempty_string("name", v)?;
-                continue;
+        match f.key {
+            "name" => p.name = d.nonempty_string("name", v)?,
+            "move_time" => p.move_time = Some(d.duration("move_time", v)?),
+            k => {
+                // Keys of another kind were refused above.
+                if let Some(ty) = info.key(k) {
+                    p.kind.set(k, read_value(d, k, ty, v)?);
+                }
             }
-            "move_time" => &MOVE_TIME,
-            k => match info.key(k) {
-                Some(key) => key,
-                None => continue,
-            },
-        };
-        let value = read_value(d, key.name, key.ty, v)?;
-        (key.set)(&mut p, value);
+        }
     }
-    (info.complete)(&p).map_err(|why| entry_doc.err(entry_pos, format!("{who} {why}")))?;
+    p.kind
+        .complete()
+        .map_err(|why| entry_doc.err(entry_pos, format!("{who} {why}")))?;
     Ok(p)
 }
 
@@ -295,11 +294,11 @@ fn build_player(
 fn read_value(d: Doc, key: &str, ty: KeyType, v: &Node) -> Result<KeyValue, ScenarioError> {
     Ok(match ty {
         KeyType::Count(min) => KeyValue::Count(d.u32_at_least(key, v, min)?),
+        KeyType::Count64(min) => KeyValue::Count64(d.uint(key, v, min, u64::MAX)?),
         KeyType::Path => KeyValue::Path(PathBuf::from(d.nonempty_string(key, v)?)),
         KeyType::Choice(words) => KeyValue::Word(words[d.choice(key, key, v, words)?].to_string()),
         KeyType::Command => KeyValue::Command(read_command(d, v)?),
         KeyType::Env => KeyValue::Env(read_env(d, v)?),
-        KeyType::Duration => KeyValue::Duration(d.duration(key, v)?),
     })
 }
 
@@ -492,7 +491,7 @@ pub(crate) fn parse_player_spec_with(spec: &str, lookup: &ProfileLookup) -> Resu
                 unreachable!("a flow mapping")
             };
             let p = build_player(doc, Loc::START, entries, None, "the --player spec")?;
-            debug_assert_eq!(p.kind, kind);
+            debug_assert_eq!(p.kind.kind(), kind);
             return Ok(p);
         }
         let mut msg = lookup.unknown(s);

@@ -131,11 +131,11 @@ pub fn player(p: &PlayerSpec) -> Value {
     for (key, value) in p.key_values() {
         let value = match value {
             KeyValue::Count(n) => Value::from(n),
+            KeyValue::Count64(n) => Value::from(n),
             KeyValue::Path(p) => path(&p),
             KeyValue::Word(w) => Value::from(w),
             KeyValue::Command(c) => Value::Sequence(c.into_iter().map(Value::from).collect()),
             KeyValue::Env(e) => Value::Mapping(e.into_iter().map(|(k, v)| (Value::from(k), Value::from(v))).collect()),
-            KeyValue::Duration(d) => duration(d),
         };
         push(&mut v, key, value);
     }
@@ -354,6 +354,13 @@ mod tests {
         );
         assert_eq!(a, b);
         assert_eq!(b.limits.move_time, Duration::from_millis(1500));
+        // Node budgets are u64: past u32::MAX they are kept, not cut.
+        let (a, b) = round_trip(
+            "players:\n  - {kind: solver, table_log2: 12, nodes: 5000000000, book: b.bin}\n  - {kind: alphazero, model: m, device: cpu, threads: 2, solver: 5000000000}\n",
+        );
+        assert_eq!(a, b);
+        assert!(to_yaml(&b).contains("nodes: 5000000000"), "{}", to_yaml(&b));
+        assert!(to_yaml(&b).contains("solver: 5000000000"), "{}", to_yaml(&b));
     }
 
     #[test]

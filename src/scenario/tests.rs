@@ -3,6 +3,10 @@
 use super::players::{parse_player_spec_with, ProfileLookup};
 use super::*;
 use crate::game::BoardConfig;
+use crate::players::alphazero::AlphaZeroSpec;
+use crate::players::bots::{MctsSpec, MinimaxSpec};
+use crate::players::external::ExternalSpec;
+use crate::players::KindSpec;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -105,18 +109,29 @@ join: { server: "127.0.0.1:7878", matches: 5 }
         ]
     );
     let p = &s.players;
-    assert_eq!(p[0].kind, PlayerKind::Human);
+    assert_eq!(p[0].kind, KindSpec::Human);
     assert_eq!(p[0].move_time, Some(Duration::from_secs(600)));
-    assert_eq!((p[1].kind, p[1].depth), (PlayerKind::Minimax, 8));
-    assert_eq!((p[2].kind, p[2].simulations), (PlayerKind::Mcts, 50));
-    assert_eq!(p[3].kind, PlayerKind::Alphazero);
-    assert_eq!(p[3].model, Some(PathBuf::from("models/best.onnx")));
-    assert_eq!((p[3].simulations, p[3].device.as_str()), (200, "cuda"));
-    assert_eq!(p[4].kind, PlayerKind::External);
-    assert_eq!(p[4].command, ["python3", "players/example_bot.py"]);
-    assert_eq!(p[4].cwd, Some(PathBuf::from("bots")));
-    assert_eq!(p[4].env.get("RUST_LOG").map(String::as_str), Some("debug"));
-    assert_eq!(p[4].env.get("N").map(String::as_str), Some("5"));
+    assert_eq!(p[1].kind, KindSpec::Minimax(MinimaxSpec { depth: 8 }));
+    assert_eq!(p[2].kind, KindSpec::Mcts(MctsSpec { simulations: 50 }));
+    assert_eq!(
+        p[3].kind,
+        KindSpec::Alphazero(AlphaZeroSpec {
+            model: Some(PathBuf::from("models/best.onnx")),
+            simulations: 200,
+            device: "cuda".into(),
+            threads: None,
+            solver: None,
+        })
+    );
+    let env = [("RUST_LOG", "debug"), ("N", "5")];
+    assert_eq!(
+        p[4].kind,
+        KindSpec::External(ExternalSpec {
+            command: vec!["python3".into(), "players/example_bot.py".into()],
+            cwd: Some(PathBuf::from("bots")),
+            env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        })
+    );
     // Each mode's section is present; its own module's tests check its keys.
     assert!(s.tournament.is_some() && s.report.is_some() && s.train.is_some());
     assert!(s.server.is_some() && s.join.is_some());
@@ -149,7 +164,7 @@ fn defaults_for_empty_files() {
         );
         let names: Vec<&str> = s.players.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["random", "random 2"]);
-        assert!(s.players.iter().all(|p| p.kind == PlayerKind::Random));
+        assert!(s.players.iter().all(|p| p.kind == KindSpec::Random));
         assert!(s.tournament.is_none() && s.report.is_none() && s.train.is_none());
         assert!(s.server.is_none() && s.join.is_none());
     }
@@ -160,12 +175,26 @@ fn player_defaults_per_kind() {
     let s =
         parse("players: [{kind: minimax}, {kind: mcts}, {kind: alphazero}, {kind: external, command: [x]}]").unwrap();
     let p = &s.players;
-    assert_eq!(p[0].depth, 4);
-    assert_eq!(p[1].simulations, 1000);
-    assert_eq!(p[2].simulations, 800);
-    assert_eq!(p[2].device, "auto");
-    assert_eq!(p[2].model, None);
-    assert!(p[3].env.is_empty() && p[3].cwd.is_none() && p[3].move_time.is_none());
+    assert_eq!(p[0].kind, KindSpec::Minimax(MinimaxSpec { depth: 4 }));
+    assert_eq!(p[1].kind, KindSpec::Mcts(MctsSpec { simulations: 1000 }));
+    assert_eq!(
+        p[2].kind,
+        KindSpec::Alphazero(AlphaZeroSpec {
+            model: None,
+            simulations: 800,
+            device: "auto".into(),
+            threads: None,
+            solver: None,
+        })
+    );
+    assert_eq!(
+        p[3].kind,
+        KindSpec::External(ExternalSpec {
+            command: vec!["x".into()],
+            ..Default::default()
+        })
+    );
+    assert!(p[3].move_time.is_none());
 }
 
 #[test]
@@ -402,7 +431,7 @@ fn syntax_errors_are_located() {
 #[test]
 fn anchors_and_aliases_work() {
     let s = parse("players:\n  - &deep {kind: minimax, depth: 9}\n  - *deep\n").unwrap();
-    assert_eq!(s.players[1].depth, 9);
+    assert_eq!(s.players[1].kind, KindSpec::Minimax(MinimaxSpec { depth: 9 }));
     assert_eq!(s.players[1].name, "minimax 2");
 }
 
@@ -451,13 +480,20 @@ fn profiles_load_and_merge() {
     .unwrap();
     let p = &s.players;
     assert_eq!(
-        (p[0].name.as_str(), p[0].kind, p[0].depth),
-        ("tdeep8", PlayerKind::Minimax, 8)
+        (p[0].name.as_str(), &p[0].kind),
+        ("tdeep8", &KindSpec::Minimax(MinimaxSpec { depth: 8 }))
     );
-    assert_eq!((p[1].name.as_str(), p[1].depth), ("Shallow", 3));
-    assert_eq!((p[2].name.as_str(), p[2].simulations), ("Zero", 400));
-    assert_eq!(p[2].model, Some(PathBuf::from("m.onnx")));
-    assert_eq!((p[3].name.as_str(), p[3].kind), ("near", PlayerKind::Leftmost));
+    assert_eq!(
+        (p[1].name.as_str(), &p[1].kind),
+        ("Shallow", &KindSpec::Minimax(MinimaxSpec { depth: 3 }))
+    );
+    let zero = AlphaZeroSpec {
+        model: Some(PathBuf::from("m.onnx")),
+        simulations: 400,
+        ..Default::default()
+    };
+    assert_eq!((p[2].name.as_str(), &p[2].kind), ("Zero", &KindSpec::Alphazero(zero)));
+    assert_eq!((p[3].name.as_str(), &p[3].kind), ("near", &KindSpec::Leftmost));
     // Overriding the kind makes the profile's kind-specific keys invalid;
     // the error points into the profile, where `depth` is written.
     let e = parse_in(&dir, "players:\n  - {use: tdeep8, kind: random}\n  - kind: random\n").unwrap_err();
@@ -502,20 +538,29 @@ fn profile_errors() {
 fn player_spec_inline_yaml() {
     let lookup = ProfileLookup::in_dirs(vec![]);
     let p = parse_player_spec_with("{kind: minimax, depth: 8}", &lookup).unwrap();
-    assert_eq!((p.kind, p.depth, p.name.as_str()), (PlayerKind::Minimax, 8, "minimax"));
+    assert_eq!(
+        (p.kind, p.name.as_str()),
+        (KindSpec::Minimax(MinimaxSpec { depth: 8 }), "minimax")
+    );
     let p = parse_player_spec("{kind: mcts, simulations: 64, move_time: 500ms}").unwrap();
     assert_eq!(
-        (p.kind, p.simulations, p.move_time),
-        (PlayerKind::Mcts, 64, Some(Duration::from_millis(500)))
+        (p.kind, p.move_time),
+        (
+            KindSpec::Mcts(MctsSpec { simulations: 64 }),
+            Some(Duration::from_millis(500))
+        )
     );
     let e = parse_player_spec("{kind: minmax}").unwrap_err();
     assert_eq!(e.file, PathBuf::from("--player"));
     assert_err(&e, 1, 8, &["unknown player kind `minmax`; did you mean `minimax`?"]);
     let e = parse_player_spec("{kind: random, depth: 2}").unwrap_err();
     assert_err(&e, 1, 16, &["`depth` applies only to minimax"]);
-    let p = parse_player_spec("{kind: alphazero, model: m, threads: 2}").unwrap();
-    assert_eq!(p.threads, Some(2));
-    assert_eq!(parse_player_spec("{kind: alphazero, model: m}").unwrap().threads, None);
+    let threads = |spec: &str| match parse_player_spec(spec).unwrap().kind {
+        KindSpec::Alphazero(az) => az.threads,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(threads("{kind: alphazero, model: m, threads: 2}"), Some(2));
+    assert_eq!(threads("{kind: alphazero, model: m}"), None);
     let e = parse_player_spec("{kind: mcts, threads: 2}").unwrap_err();
     assert_err(&e, 1, 14, &["`threads` applies only to alphazero"]);
     let e = parse_player_spec("{kind: alphazero, model: m, threads: 0}").unwrap_err();
@@ -527,14 +572,20 @@ fn player_spec_profiles_kinds_and_paths() {
     let dir = profile_tree();
     let lookup = ProfileLookup::in_dirs(vec![dir.path().join("players")]);
     let p = parse_player_spec_with("tdeep8", &lookup).unwrap();
-    assert_eq!((p.kind, p.depth, p.name.as_str()), (PlayerKind::Minimax, 8, "tdeep8"));
+    assert_eq!(
+        (p.kind, p.name.as_str()),
+        (KindSpec::Minimax(MinimaxSpec { depth: 8 }), "tdeep8")
+    );
     let p = parse_player_spec_with("{use: tdeep8, depth: 2}", &lookup).unwrap();
-    assert_eq!((p.depth, p.name.as_str()), (2, "tdeep8"));
+    assert_eq!(
+        (p.kind, p.name.as_str()),
+        (KindSpec::Minimax(MinimaxSpec { depth: 2 }), "tdeep8")
+    );
     let p = parse_player_spec_with("mcts", &lookup).unwrap();
-    assert_eq!((p.kind, p.simulations), (PlayerKind::Mcts, 1000));
+    assert_eq!(p.kind, KindSpec::Mcts(MctsSpec { simulations: 1000 }));
     let path = dir.path().join("players/az.yaml");
     let p = parse_player_spec_with(path.to_str().unwrap(), &lookup).unwrap();
-    assert_eq!((p.kind, p.name.as_str()), (PlayerKind::Alphazero, "Zero"));
+    assert_eq!((p.kind.kind(), p.name.as_str()), (PlayerKind::Alphazero, "Zero"));
     let e = parse_player_spec_with("tdeep9", &lookup).unwrap_err();
     assert_err(
         &e,

@@ -60,7 +60,8 @@ use super::tree::Node;
 use super::value::{get, Doc};
 use super::ScenarioError;
 use crate::game::BoardConfig;
-use crate::players::{PlayerKind, PlayerSpec};
+use crate::players::bots::MinimaxSpec;
+use crate::players::{KindSpec, PlayerSpec};
 use crate::solver::sets;
 use std::path::PathBuf;
 
@@ -233,9 +234,11 @@ pub struct TrainSettings {
 
 impl Default for TrainSettings {
     fn default() -> Self {
-        let mut opponent = PlayerSpec::of_kind(PlayerKind::Minimax);
-        opponent.depth = 8;
-        opponent.name = "minimax8".into();
+        let opponent = PlayerSpec {
+            name: "minimax8".into(),
+            move_time: None,
+            kind: KindSpec::Minimax(MinimaxSpec { depth: 8 }),
+        };
         TrainSettings {
             network: NetworkSettings {
                 blocks: 6,
@@ -363,7 +366,8 @@ const REPLAY_KEYS: [&str; 3] = ["capacity", "min_size", "average_duplicates"];
 const EVAL_KEYS: [&str; 6] = ["every", "games", "opponent", "openings", "simulations", "accuracy"];
 const ACCURACY_KEYS: [&str; 4] = ["set", "positions", "simulations", "file"];
 const OPENINGS_KEYS: [&str; 2] = ["plies", "file"];
-use crate::players::kinds::{RunsAs, DEVICES};
+use crate::players::alphazero::DEVICES;
+use crate::players::kinds::RunsAs;
 
 /// A number (integer or decimal, `1e-3` allowed) within `[min, max]`;
 /// `min_open` makes the lower bound exclusive ("more than 0").
@@ -676,9 +680,10 @@ fn parse_accuracy(doc: Doc, key: &Node, v: &Node, board: BoardConfig) -> Result<
 
 #[cfg(test)]
 mod tests {
+    use crate::players::bots::MinimaxSpec;
+    use crate::players::KindSpec;
     use crate::scenario::parse_str;
     use crate::scenario::train::{AccuracySettings, OpeningSuite, TrainSettings};
-    use crate::scenario::PlayerKind;
     use std::path::Path;
 
     fn train(body: &str) -> Result<TrainSettings, String> {
@@ -716,8 +721,7 @@ mod tests {
         assert_eq!(t.optimizer.weight_decay, 0.0);
         assert_eq!(t.optimizer.threads, 1);
         assert_eq!(t.replay.min_size, 100);
-        assert_eq!(t.eval.opponent.kind, PlayerKind::Minimax);
-        assert_eq!(t.eval.opponent.depth, 3);
+        assert_eq!(t.eval.opponent.kind, KindSpec::Minimax(MinimaxSpec { depth: 3 }));
         assert_eq!(t.eval.openings, OpeningSuite::Plies(1));
         assert_eq!(t.eval_simulations(), 40);
         assert_eq!((t.iterations, t.device.as_str(), t.resume), (3, "cpu", false));
@@ -767,7 +771,7 @@ mod tests {
         assert_eq!(t, TrainSettings::default());
         assert_eq!(t.mcts.simulations, 100);
         assert_eq!(t.replay.capacity, 200_000);
-        assert_eq!(t.eval.opponent.depth, 8);
+        assert_eq!(t.eval.opponent.kind, KindSpec::Minimax(MinimaxSpec { depth: 8 }));
         assert_eq!(t.eval_simulations(), 100);
         assert!(t.resume);
         assert_eq!(t.out_dir(Path::new("dir/train_x.yaml")), Path::new("models/train_x"));

@@ -78,7 +78,7 @@ mod tests {
         let dir = env!("CARGO_MANIFEST_DIR");
         let sc = parse_str("mode: web\n", &Path::new(dir).join("scenarios/w.yaml")).unwrap();
         assert_eq!(sc.players.len(), 1);
-        assert_eq!(sc.players[0].kind, PlayerKind::Alphazero);
+        assert_eq!(sc.players[0].kind.kind(), PlayerKind::Alphazero);
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod store;
 use crate::actors::messages::GameEvent;
 use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::runner::{build_inner, move_time_of, Output};
+use crate::players::KindSpec;
 use crate::record::{GameRecord, Tally};
 use crate::scenario::tournament::{ReportFormat, ReportSettings, TournamentSettings};
 use crate::scenario::{resolved, RenderStyle, Scenario};
@@ -102,7 +103,9 @@ pub async fn play_all_watched(
             .enumerate()
             .map(|(i, spec)| {
                 let mut spec = spec.clone();
-                spec.threads = spec.threads.or(Some(threads)); // an explicit `threads` wins
+                if let KindSpec::Alphazero(az) = &mut spec.kind {
+                    az.threads = az.threads.or(Some(threads)); // an explicit `threads` wins
+                }
                 build_inner(&spec, seed::derive(sc.seed, lane as u64, i as u64), out, 2)
             })
             .collect()
