@@ -104,16 +104,13 @@ fn warn_if_settings_differ(meta: &Meta, settings: &crate::scenario::train::Train
     }
 }
 
-/// `--role selfplay`.
+/// `--role selfplay`: joins the run in the scenario's `out`, then plays
+/// batch after batch with the newest network until the trainer says done.
 pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(), ModeError> {
     crate::az::tune_allocator();
     let settings = sc.train.clone().unwrap_or_default();
     let out = settings.out_dir(&sc.path);
     let layout = Layout::new(&out);
-    // The trainer wrote DONE with the iterations it reached; a scenario
-    // asking for more means the run goes on (its trainer will say so).
-    let iterations = settings.iterations;
-    let done = || done_at(&layout).is_some_and(|n| n >= iterations);
     let name = name.unwrap_or_else(default_name);
     if !valid_worker_name(&name) {
         return Err(ModeError::Usage(format!(
@@ -129,131 +126,229 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
         ))
     })?;
     layout.clear_leftovers(&name);
-    let board = BoardMeta::from(sc.board);
-    let Some(run): Option<RunInfo> = retry(&done, &name, json, MAX_RETRY, || {
-        let run = layout.read_run().map_err(|_| {
-            format!(
-                "no {} yet (the trainer writes it when it starts)",
-                layout.run_file().display()
-            )
-        })?;
-        if run.board != board {
-            return Err(format!(
-                "{} is a run on a {} board, this scenario's is {board}",
-                out.display(),
-                run.board
-            ));
-        }
-        Ok(run)
-    }) else {
-        say(
-            json,
-            json!({"event": "worker_done", "worker": name}),
-            &format!("worker {name}: the run is done"),
-        );
+    let Some(mut w) = Worker::join(sc, settings, layout, name, json) else {
         return Ok(());
     };
-    let threads = match settings.distributed.worker_threads {
-        0 => crate::util::cores(),
-        n => n as usize,
-    };
-    let games = settings.distributed.games_per_batch as u64;
-    let cfg = SelfPlayConfig::from_settings(&settings, true, games.div_ceil(threads as u64));
-    let worker_seed = seed::derive(
-        run.seed,
-        u64::from(crc32fast::hash(name.as_bytes())),
-        seed::SELF_PLAY_WORKER,
-    );
-    let mut batch = layout.next_batch(&name);
-    say(
-        json,
-        json!({"event": "worker_start", "worker": name, "out": out, "threads": threads, "next_batch": batch}),
-        &format!(
-            "worker {name}: self-play for {} in {} ({threads} thread{}, {games} games a batch), from batch {batch}",
-            sc.name,
-            out.display(),
-            if threads == 1 { "" } else { "s" }
-        ),
-    );
     let mut net: Option<(Meta, Arc<Folded>)> = None;
     loop {
-        if done() {
+        if w.done() {
+            w.say_done();
+            return Ok(());
+        }
+        // A run started over (`--fresh`) has a new id: this worker's files
+        // would all be refused, so it stops and says why.
+        if w.layout.read_run().is_ok_and(|r| r.id != w.run.id) {
+            return Err(ModeError::Failed(format!(
+                "the run in {} was started over; start this worker again to join the new one",
+                w.out().display()
+            )));
+        }
+        if !w.refresh_network(&mut net) || !w.wait_for_the_trainer() {
+            continue;
+        }
+        let (meta, folded) = net.as_ref().expect("loaded above");
+        let batch = w.play_batch(sc, meta, folded);
+        w.write(batch)?;
+    }
+}
+
+/// One worker in a run: what it plays with and where its files go.
+struct Worker {
+    settings: crate::scenario::train::TrainSettings,
+    layout: Layout,
+    name: String,
+    json: bool,
+    run: RunInfo,
+    board: BoardMeta,
+    cfg: SelfPlayConfig,
+    threads: usize,
+    games: u64,
+    seed: u64,
+    /// The number of the next batch file.
+    batch: u64,
+}
+
+impl Worker {
+    /// Waits for the trainer's `run.json` (on this scenario's board) and
+    /// says how the worker will play; `None` when the run is already done.
+    fn join(
+        sc: &Scenario,
+        settings: crate::scenario::train::TrainSettings,
+        layout: Layout,
+        name: String,
+        json: bool,
+    ) -> Option<Worker> {
+        let board = BoardMeta::from(sc.board);
+        let out = layout.out.clone();
+        let iterations = settings.iterations;
+        let done = || done_at(&layout).is_some_and(|n| n >= iterations);
+        let run = retry(&done, &name, json, MAX_RETRY, || {
+            let run = layout.read_run().map_err(|_| {
+                format!(
+                    "no {} yet (the trainer writes it when it starts)",
+                    layout.run_file().display()
+                )
+            })?;
+            if run.board != board {
+                return Err(format!(
+                    "{} is a run on a {} board, this scenario's is {board}",
+                    out.display(),
+                    run.board
+                ));
+            }
+            Ok(run)
+        });
+        let threads = match settings.distributed.worker_threads {
+            0 => crate::util::cores(),
+            n => n as usize,
+        };
+        let games = settings.distributed.games_per_batch as u64;
+        let cfg = SelfPlayConfig::from_settings(&settings, true, games.div_ceil(threads as u64));
+        let batch = layout.next_batch(&name);
+        let Some(run) = run else {
             say(
                 json,
                 json!({"event": "worker_done", "worker": name}),
                 &format!("worker {name}: the run is done"),
             );
-            return Ok(());
-        }
-        // A run started over (`--fresh`) has a new id: this worker's files
-        // would all be refused, so it stops and says why.
-        if layout.read_run().is_ok_and(|r| r.id != run.id) {
-            return Err(ModeError::Failed(format!(
-                "the run in {} was started over; start this worker again to join the new one",
-                out.display()
-            )));
-        }
-        // The newest network, between batches; with one in hand a failed
-        // read only delays the switch, without one it is waited for.
-        let newest = layout.latest_network().map(|(it, _)| it);
-        let stale = match (&net, &newest) {
+            return None;
+        };
+        let seed = seed::derive(
+            run.seed,
+            u64::from(crc32fast::hash(name.as_bytes())),
+            seed::SELF_PLAY_WORKER,
+        );
+        say(
+            json,
+            json!({"event": "worker_start", "worker": name, "out": out, "threads": threads, "next_batch": batch}),
+            &format!(
+                "worker {name}: self-play for {} in {} ({threads} thread{}, {games} games a batch), from batch {batch}",
+                sc.name,
+                out.display(),
+                if threads == 1 { "" } else { "s" }
+            ),
+        );
+        Some(Worker {
+            settings,
+            layout,
+            name,
+            json,
+            run,
+            board,
+            cfg,
+            threads,
+            games,
+            seed,
+            batch,
+        })
+    }
+
+    fn out(&self) -> &std::path::Path {
+        &self.layout.out
+    }
+
+    /// The trainer wrote DONE with the iterations it reached; a scenario
+    /// asking for more means the run goes on (its trainer will say so).
+    fn done(&self) -> bool {
+        done_at(&self.layout).is_some_and(|n| n >= self.settings.iterations)
+    }
+
+    fn say_done(&self) {
+        let name = &self.name;
+        say(
+            self.json,
+            json!({"event": "worker_done", "worker": name}),
+            &format!("worker {name}: the run is done"),
+        );
+    }
+
+    /// Loads the newest network when a newer one is published; with one in
+    /// hand a failed read only delays the switch, without one it is waited
+    /// for. `false` when the wait ended without one (the run is done).
+    fn refresh_network(&self, net: &mut Option<(Meta, Arc<Folded>)>) -> bool {
+        let newest = self.layout.latest_network().map(|(it, _)| it);
+        let stale = match (&*net, &newest) {
             (None, _) => true,
             (Some((m, _)), Ok(it)) => *it > m.iteration,
             (Some(_), Err(_)) => false,
         };
-        if stale {
-            let load = || -> Result<(Meta, Arc<Folded>), String> {
-                let (meta, n) = layout
-                    .load_latest()
-                    .map_err(|e| format!("cannot read the network: {e}"))?;
-                if meta.board != board {
-                    return Err(format!(
-                        "the published network is for a {} board, not {board}",
-                        meta.board
-                    ));
-                }
-                let folded = Folded::from_net(&n).map_err(|e| format!("cannot prepare the network: {e}"))?;
-                Ok((meta, Arc::new(folded)))
-            };
-            match (load(), net.is_some()) {
-                (Ok(n), _) => {
-                    warn_if_settings_differ(&n.0, &settings, &name, json);
-                    net = Some(n)
-                }
-                (Err(why), true) => tracing::warn!("worker {name}: {why}; playing on with the network in hand"),
-                (Err(_), false) => match retry(&done, &name, json, MAX_RETRY, load) {
-                    Some(n) => net = Some(n),
-                    None => continue,
-                },
-            }
+        if !stale {
+            return true;
         }
-        // Paced by the trainer: at most `max_backlog` batches it has not taken.
-        let backlog = |layout: &Layout| (batch - 1).saturating_sub(layout.taken_of(&name));
-        if backlog(&layout) >= u64::from(settings.distributed.max_backlog) {
-            // Polled often: the trainer takes files in seconds.
-            let ready = retry(&done, &name, json, Duration::from_millis(300), || {
-                let n = backlog(&layout);
-                if n >= u64::from(settings.distributed.max_backlog) {
+        let (board, name) = (self.board, &self.name);
+        let load = || -> Result<(Meta, Arc<Folded>), String> {
+            let (meta, n) = self
+                .layout
+                .load_latest()
+                .map_err(|e| format!("cannot read the network: {e}"))?;
+            if meta.board != board {
+                return Err(format!(
+                    "the published network is for a {} board, not {board}",
+                    meta.board
+                ));
+            }
+            let folded = Folded::from_net(&n).map_err(|e| format!("cannot prepare the network: {e}"))?;
+            Ok((meta, Arc::new(folded)))
+        };
+        match (load(), net.is_some()) {
+            (Ok(n), _) => {
+                warn_if_settings_differ(&n.0, &self.settings, name, self.json);
+                *net = Some(n);
+                true
+            }
+            (Err(why), true) => {
+                tracing::warn!("worker {name}: {why}; playing on with the network in hand");
+                true
+            }
+            (Err(_), false) => match retry(&|| self.done(), name, self.json, MAX_RETRY, load) {
+                Some(n) => {
+                    *net = Some(n);
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
+    /// Paced by the trainer: waits while it has not taken `max_backlog` of
+    /// this worker's batches. `false` when the wait ended because the run is
+    /// done.
+    fn wait_for_the_trainer(&self) -> bool {
+        let max = u64::from(self.settings.distributed.max_backlog);
+        let backlog = || (self.batch - 1).saturating_sub(self.layout.taken_of(&self.name));
+        if backlog() < max {
+            return true;
+        }
+        // Polled often: the trainer takes files in seconds.
+        retry(
+            &|| self.done(),
+            &self.name,
+            self.json,
+            Duration::from_millis(300),
+            || {
+                let n = backlog();
+                if n >= max {
                     Err(format!("{n} batches not yet taken by the trainer"))
                 } else {
                     Ok(())
                 }
-            });
-            if ready.is_none() {
-                continue;
-            }
-        }
-        let (meta, folded) = net.as_ref().expect("loaded above");
+            },
+        )
+        .is_some()
+    }
+
+    /// Plays the next batch of games with `folded` (network `meta`).
+    fn play_batch(&self, sc: &Scenario, meta: &Meta, folded: &Arc<Folded>) -> Batch {
         let t0 = Instant::now();
         let cpu0 = crate::util::cpu_seconds();
-        let mut evals: Vec<Box<dyn Evaluate>> = (0..threads)
+        let mut evals: Vec<Box<dyn Evaluate>> = (0..self.threads)
             .map(|_| Box::new(CpuEvaluator::new(folded.clone())) as Box<dyn Evaluate>)
             .collect();
-        let batch_seed = seed::derive(worker_seed, batch, seed::SELF_PLAY_BATCH);
+        let batch_seed = seed::derive(self.seed, self.batch, seed::SELF_PLAY_BATCH);
         let played = AtomicU64::new(0);
-        let (outs, stats) = with_width!(sc.board, B => play_parallel(&Geometry::<B>::new(sc.board), &cfg, &mut evals, games, batch_seed, &played));
+        let (outs, stats) = with_width!(sc.board, B => play_parallel(&Geometry::<B>::new(sc.board), &self.cfg, &mut evals, self.games, batch_seed, &played));
         let it = meta.iteration;
-        let games_out: Vec<BatchGame> = outs
+        let games: Vec<BatchGame> = outs
             .into_iter()
             .map(|g| BatchGame {
                 index: g.index as u32,
@@ -267,39 +362,43 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
                     .collect(),
             })
             .collect();
-        let positions: u64 = games_out.iter().map(|g| g.samples.len() as u64).sum();
-        let seconds = t0.elapsed().as_secs_f64();
-        let cpu_seconds = crate::util::cpu_seconds() - cpu0;
-        let file = Batch {
+        Batch {
             header: BatchHeader {
-                run: run.id.clone(),
-                worker: name.clone(),
-                batch,
+                run: self.run.id.clone(),
+                worker: self.name.clone(),
+                batch: self.batch,
                 seed: batch_seed,
-                board,
+                board: self.board,
                 network: meta.network,
                 net_iteration: it,
-                games: games_out.len() as u32,
-                positions,
+                games: games.len() as u32,
+                positions: games.iter().map(|g| g.samples.len() as u64).sum(),
                 simulations: stats.simulations,
                 exact_values: stats.exact_values,
-                seconds,
-                cpu_seconds,
+                seconds: t0.elapsed().as_secs_f64(),
+                cpu_seconds: crate::util::cpu_seconds() - cpu0,
             },
-            games: games_out,
-        };
-        let path = layout.batch_file(&name, batch);
+            games,
+        }
+    }
+
+    /// Writes `file` atomically as the next batch and says so.
+    fn write(&mut self, file: Batch) -> Result<(), ModeError> {
+        let path = self.layout.batch_file(&self.name, self.batch);
         crate::util::write_atomic(&path, &file.encode())
             .map_err(|e| ModeError::Failed(format!("cannot write {}: {e}", path.display())))?;
+        let h = &file.header;
+        let (name, batch, it) = (&self.name, self.batch, h.net_iteration);
         say(
-            json,
-            json!({"event": "batch", "worker": name, "batch": batch, "games": stats.games, "positions": positions,
-                   "network": it, "seconds": seconds, "file": path}),
+            self.json,
+            json!({"event": "batch", "worker": name, "batch": batch, "games": h.games, "positions": h.positions,
+                   "network": it, "seconds": h.seconds, "file": path}),
             &format!(
-                "worker {name}: batch {batch}: {} games, {positions} positions with network {it} in {seconds:.1} s",
-                stats.games
+                "worker {name}: batch {batch}: {} games, {} positions with network {it} in {:.1} s",
+                h.games, h.positions, h.seconds
             ),
         );
-        batch += 1;
+        self.batch += 1;
+        Ok(())
     }
 }
