@@ -78,7 +78,7 @@ pub struct TrainState {
 }
 
 /// Which part of a run this process plays.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
     /// Self-play and training in one process (no `--role`).
     Single,
@@ -848,39 +848,31 @@ fn start_fresh(
     Ok((net, opt, Replay::new(capacity), Vec::new(), 0))
 }
 
-/// `mode: train` in one process.
-pub fn run_train(sc: &Scenario, json: bool) -> Result<(), ModeError> {
-    run_train_as(sc, json, Role::Single, false)
-}
-
-/// `mode: train` as `role`: the whole run, or the trainer of a distributed
-/// one (its workers run [`super::worker::run_worker`]); `fresh` starts the
-/// run over first (`--fresh`).
-pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Result<(), ModeError> {
-    crate::az::tune_allocator();
-    let threads = sc.train.as_ref().map_or(0, |t| t.optimizer.threads);
-    if threads > 0 && std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        // candle sizes its CPU thread pool from this variable when the pool
-        // is first used; no other thread exists yet.
-        std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
-    }
+/// Readies `layout`'s directory for `role`: one trainer per run (the lock,
+/// returned, is held while it lives), a fresh start when asked, and no
+/// single-process run over a distributed one.
+fn prepare_run_dir(
+    layout: &Layout,
+    settings: &TrainSettings,
+    role: Role,
+    fresh: bool,
+) -> Result<Option<std::fs::File>, ModeError> {
     // One trainer per run directory: a second one would train on the same
     // files and overwrite the first one's checkpoints.
-    let settings = sc.train.clone().unwrap_or_default();
-    let out = settings.out_dir(&sc.path);
-    let layout = Layout::new(&out);
-    let _trainer_lock =
-        match role {
-            Role::Trainer => Some(super::exchange::lock(&layout.trainer_lock()).map_err(|held| {
-                ModeError::Failed(format!("another trainer is running on {} ({held})", out.display()))
-            })?),
-            Role::Single => None,
-        };
+    let lock = match role {
+        Role::Trainer => Some(super::exchange::lock(&layout.trainer_lock()).map_err(|held| {
+            ModeError::Failed(format!(
+                "another trainer is running on {} ({held})",
+                layout.out.display()
+            ))
+        })?),
+        Role::Single => None,
+    };
     // `resume: false` starts over as `--fresh` does; for a distributed run
     // that means the workers' files and the run id too, or the new history
     // would take the old run's files again.
     if fresh || (role == Role::Trainer && !settings.resume) {
-        super::exchange::start_over(&out, role == Role::Trainer).map_err(ModeError::Failed)?;
+        super::exchange::start_over(&layout.out, role == Role::Trainer).map_err(ModeError::Failed)?;
     }
     match role {
         // Workers learn at once that a run given more iterations goes on.
@@ -892,21 +884,17 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Resul
         Role::Single if layout.run_file().exists() => {
             return Err(ModeError::Usage(format!(
                 "{} holds a distributed run (run.json): continue it with --role trainer, or start over with --fresh",
-                out.display()
+                layout.out.display()
             )))
         }
         Role::Single => {}
     }
-    let st = TrainState::open(sc, json, &role)?;
-    // Workers start from the network this trainer starts from.
-    st.publish()?;
-    crate::scenario::resolved::save(sc, &st.out)
-        .map_err(|e| ModeError::Failed(format!("cannot write in {}: {e}", st.out.display())))?;
-    let total = st.settings.iterations;
-    let start = st.iteration;
-    let out = st.out.clone();
-    let opponent = st.settings.eval.opponent.name.clone();
-    let json = st.json;
+    Ok(lock)
+}
+
+/// The run's first line: what is trained, where and how.
+fn say_start(st: &TrainState) {
+    let (total, start, out, json) = (st.settings.iterations, st.iteration, &st.out, st.json);
     let s = &st.settings;
     emit(
         json,
@@ -932,23 +920,13 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Resul
             out.display()
         ),
     );
-    if start >= total {
-        // Nothing left to do, but the reports are brought up to date.
-        st.write_reports()?;
-        if role == Role::Trainer {
-            let _ = layout.write_done(start);
-        }
-        emit(
-            json,
-            json!({"event": "summary", "iterations": start, "out": out, "done": true}),
-            &format!(
-                "{}: already at iteration {start} of {total}; nothing to do",
-                out.display()
-            ),
-        );
-        return Ok(());
-    }
-    let result = run_mode(
+}
+
+/// Runs iterations `start + 1..=total` on the Trainer actor, a line each;
+/// the last iteration's row.
+fn iterate(st: TrainState, start: u32, total: u32, opponent: String) -> Result<Option<Row>, ModeError> {
+    let (out, json) = (st.out.clone(), st.json);
+    run_mode(
         async move {
             let trainer = Trainer {
                 state: Some(Box::new(st)),
@@ -979,8 +957,57 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Resul
                 out.display()
             )
         },
-    );
-    let last = result?;
+    )
+}
+
+/// `mode: train` in one process.
+pub fn run_train(sc: &Scenario, json: bool) -> Result<(), ModeError> {
+    run_train_as(sc, json, Role::Single, false)
+}
+
+/// `mode: train` as `role`: the whole run, or the trainer of a distributed
+/// one (its workers run [`super::worker::run_worker`]); `fresh` starts the
+/// run over first (`--fresh`).
+pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Result<(), ModeError> {
+    crate::az::tune_allocator();
+    let threads = sc.train.as_ref().map_or(0, |t| t.optimizer.threads);
+    if threads > 0 && std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        // candle sizes its CPU thread pool from this variable when the pool
+        // is first used; no other thread exists yet.
+        std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
+    }
+    let settings = sc.train.clone().unwrap_or_default();
+    let out = settings.out_dir(&sc.path);
+    let layout = Layout::new(&out);
+    let _trainer_lock = prepare_run_dir(&layout, &settings, role, fresh)?;
+    let st = TrainState::open(sc, json, &role)?;
+    // Workers start from the network this trainer starts from.
+    st.publish()?;
+    crate::scenario::resolved::save(sc, &st.out)
+        .map_err(|e| ModeError::Failed(format!("cannot write in {}: {e}", st.out.display())))?;
+    let total = st.settings.iterations;
+    let start = st.iteration;
+    let out = st.out.clone();
+    let opponent = st.settings.eval.opponent.name.clone();
+    let json = st.json;
+    say_start(&st);
+    if start >= total {
+        // Nothing left to do, but the reports are brought up to date.
+        st.write_reports()?;
+        if role == Role::Trainer {
+            let _ = layout.write_done(start);
+        }
+        emit(
+            json,
+            json!({"event": "summary", "iterations": start, "out": out, "done": true}),
+            &format!(
+                "{}: already at iteration {start} of {total}; nothing to do",
+                out.display()
+            ),
+        );
+        return Ok(());
+    }
+    let last = iterate(st, start, total, opponent)?;
     if role == Role::Trainer {
         // Tells the workers to stop (a worker whose scenario asks for more goes on).
         layout
