@@ -526,37 +526,7 @@ fn bench(what: BenchWhat) -> u8 {
                 }
             }
         }
-        BenchWhat::Tournament { games, rounds } => {
-            let runs: Vec<_> = (0..rounds)
-                .map(|_| c4sim::bench::referee::tournament_bench(games, &[1, 2]))
-                .collect();
-            let med = |f: &dyn Fn(&c4sim::bench::referee::TournamentBench) -> f64| {
-                let mut v: Vec<f64> = runs.iter().map(f).collect();
-                c4sim::util::median(&mut v)
-            };
-            println!(
-                "round-robin of 4 fast bots, {} games, {rounds} rounds (medians):",
-                runs[0].games
-            );
-            println!(
-                "  plain loop (same games, no actors):      {:>10.0} games/s",
-                med(&|r| r.loop_games_per_s)
-            );
-            for (i, (c, _, _)) in runs[0].engine.iter().enumerate() {
-                println!(
-                    "  tournament engine, concurrency {c}:        {:>10.0} games/s   ratio to loop {:.2}",
-                    med(&|r| r.engine[i].1),
-                    med(&|r| r.engine[i].2)
-                );
-            }
-            let same = runs.iter().all(|r| r.same_games);
-            println!("  same games every way: {same}");
-            if same {
-                0
-            } else {
-                1
-            }
-        }
+        BenchWhat::Tournament { games, rounds } => bench_tournament(games, rounds),
         BenchWhat::Inference {
             nets,
             batches,
@@ -564,44 +534,21 @@ fn bench(what: BenchWhat) -> u8 {
             rounds,
             seconds,
             torch,
-        } => {
-            let run = || -> Result<(), String> {
-                let (cfg, nets) = board_and_nets(&board, &nets)?;
-                let cores = c4sim::util::cores();
-                c4sim::bench::az::inference_bench(
-                    cfg,
-                    &nets,
-                    &batches,
-                    rounds.max(1),
-                    std::time::Duration::from_secs_f64(seconds.max(0.01)),
-                    cores,
-                    torch.as_deref(),
-                    &mut std::io::stdout(),
-                )
-                .map_err(|e| e.to_string())
-            };
-            bench_exit(run())
-        }
+        } => bench_exit(bench_inference(
+            &nets,
+            &batches,
+            &board,
+            rounds,
+            seconds,
+            torch.as_deref(),
+        )),
         BenchWhat::Train {
             nets,
             board,
             batch,
             steps,
             rounds,
-        } => {
-            let run = || -> Result<(), String> {
-                let (cfg, nets) = board_and_nets(&board, &nets)?;
-                c4sim::bench::az::train_bench(
-                    cfg,
-                    &nets,
-                    batch.max(2),
-                    steps.max(1),
-                    rounds.max(1),
-                    &mut std::io::stdout(),
-                )
-            };
-            bench_exit(run())
-        }
+        } => bench_exit(bench_train(&nets, &board, batch, steps, rounds)),
         BenchWhat::Selfplay {
             net,
             board,
@@ -609,30 +556,7 @@ fn bench(what: BenchWhat) -> u8 {
             simulations,
             concurrent,
             rounds,
-        } => {
-            let run = || -> Result<(), String> {
-                let cfg = BoardConfig::parse_compact(&board)?;
-                if cfg.cells() > 64 {
-                    return Err("the self-play bench takes boards of up to 64 cells".into());
-                }
-                let (blocks, channels) = c4sim::bench::az::parse_net(&net)?;
-                let cores = c4sim::util::cores();
-                c4sim::bench::az::selfplay_bench(
-                    cfg,
-                    blocks,
-                    channels,
-                    games.max(1),
-                    simulations.max(1),
-                    concurrent.max(1),
-                    cores,
-                    rounds.max(1),
-                    &mut std::io::stdout(),
-                )
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-            };
-            bench_exit(run())
-        }
+        } => bench_exit(bench_selfplay(&net, &board, games, simulations, concurrent, rounds)),
         BenchWhat::Search {
             model,
             simulations,
@@ -647,28 +571,133 @@ fn bench(what: BenchWhat) -> u8 {
                 &mut std::io::stdout(),
             ))
         }
-        BenchWhat::Referee { games, rounds } => {
-            println!("random vs random on 7×6, {games} games per round, {rounds} rounds (medians):");
-            let r = c4sim::bench::referee::referee_bench(games, rounds);
-            println!(
-                "  plain loop (same referee state machine, direct calls): {:>10.0} games/s",
-                r.loop_games_per_s
-            );
-            println!(
-                "  referee + player actors:                               {:>10.0} games/s",
-                r.actor_games_per_s
-            );
-            println!(
-                "  ratio actors / loop: {:.2}   same games both ways: {}",
-                r.ratio, r.same_games
-            );
-            if r.same_games {
-                0
-            } else {
-                1
-            }
-        }
+        BenchWhat::Referee { games, rounds } => bench_referee(games, rounds),
     }
+}
+
+/// `c4sim bench tournament`: the engine against a plain loop, medians of
+/// `rounds`; fails if any way played other games.
+fn bench_tournament(games: u64, rounds: usize) -> u8 {
+    let runs: Vec<_> = (0..rounds)
+        .map(|_| c4sim::bench::referee::tournament_bench(games, &[1, 2]))
+        .collect();
+    let med = |f: &dyn Fn(&c4sim::bench::referee::TournamentBench) -> f64| {
+        let mut v: Vec<f64> = runs.iter().map(f).collect();
+        c4sim::util::median(&mut v)
+    };
+    println!(
+        "round-robin of 4 fast bots, {} games, {rounds} rounds (medians):",
+        runs[0].games
+    );
+    println!(
+        "  plain loop (same games, no actors):      {:>10.0} games/s",
+        med(&|r| r.loop_games_per_s)
+    );
+    for (i, (c, _, _)) in runs[0].engine.iter().enumerate() {
+        println!(
+            "  tournament engine, concurrency {c}:        {:>10.0} games/s   ratio to loop {:.2}",
+            med(&|r| r.engine[i].1),
+            med(&|r| r.engine[i].2)
+        );
+    }
+    let same = runs.iter().all(|r| r.same_games);
+    println!("  same games every way: {same}");
+    if same {
+        0
+    } else {
+        1
+    }
+}
+
+/// `c4sim bench referee`: the actors against a plain loop; fails if the
+/// games differ.
+fn bench_referee(games: u64, rounds: usize) -> u8 {
+    println!("random vs random on 7×6, {games} games per round, {rounds} rounds (medians):");
+    let r = c4sim::bench::referee::referee_bench(games, rounds);
+    println!(
+        "  plain loop (same referee state machine, direct calls): {:>10.0} games/s",
+        r.loop_games_per_s
+    );
+    println!(
+        "  referee + player actors:                               {:>10.0} games/s",
+        r.actor_games_per_s
+    );
+    println!(
+        "  ratio actors / loop: {:.2}   same games both ways: {}",
+        r.ratio, r.same_games
+    );
+    if r.same_games {
+        0
+    } else {
+        1
+    }
+}
+
+/// `c4sim bench selfplay`.
+fn bench_selfplay(
+    net: &str,
+    board: &str,
+    games: u64,
+    simulations: u32,
+    concurrent: usize,
+    rounds: usize,
+) -> Result<(), String> {
+    let cfg = BoardConfig::parse_compact(board)?;
+    if cfg.cells() > 64 {
+        return Err("the self-play bench takes boards of up to 64 cells".into());
+    }
+    let (blocks, channels) = c4sim::bench::az::parse_net(net)?;
+    let cores = c4sim::util::cores();
+    c4sim::bench::az::selfplay_bench(
+        cfg,
+        blocks,
+        channels,
+        games.max(1),
+        simulations.max(1),
+        concurrent.max(1),
+        cores,
+        rounds.max(1),
+        &mut std::io::stdout(),
+    )
+    .map(|_| ())
+    .map_err(|e| e.to_string())
+}
+
+/// `c4sim bench inference`.
+fn bench_inference(
+    nets: &[String],
+    batches: &[usize],
+    board: &str,
+    rounds: usize,
+    seconds: f64,
+    torch: Option<&str>,
+) -> Result<(), String> {
+    let (cfg, nets) = board_and_nets(board, nets)?;
+    let cores = c4sim::util::cores();
+    c4sim::bench::az::inference_bench(
+        cfg,
+        &nets,
+        batches,
+        rounds.max(1),
+        std::time::Duration::from_secs_f64(seconds.max(0.01)),
+        cores,
+        torch,
+        &mut std::io::stdout(),
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// `c4sim bench train`.
+fn bench_train(nets: &[String], board: &str, batch: usize, steps: usize, rounds: usize) -> Result<(), String> {
+    let (cfg, nets) = board_and_nets(board, nets)?;
+    c4sim::bench::az::train_bench(
+        cfg,
+        &nets,
+        batch.max(2),
+        steps.max(1),
+        rounds.max(1),
+        &mut std::io::stdout(),
+    )
 }
 
 /// The exit code of a bench that can fail on its arguments.
