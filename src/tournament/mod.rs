@@ -202,10 +202,6 @@ pub fn run_tournament_watched(
         .map_err(|e| ModeError::Usage(format!("error: {e}")))?;
     resolved::save(sc, &dir).map_err(|e| ModeError::Failed(format!("cannot write in {}: {e}", dir.display())))?;
     let names: Vec<String> = sc.players.iter().map(|p| p.name.clone()).collect();
-    let anchor = t
-        .anchor
-        .as_ref()
-        .and_then(|(n, e)| names.iter().position(|p| p == n).map(|i| (i, *e)));
     let finished: std::collections::HashSet<u64> = done.iter().map(|g| g.game).collect();
     let mut todo: Vec<Planned> = plan.into_iter().filter(|p| !finished.contains(&p.index)).collect();
     // SPRT: the test state is recomputed from the records (resume included).
@@ -229,20 +225,7 @@ pub fn run_tournament_watched(
         w.do_send(standings(&done));
     }
     let lines = Rc::new(RefCell::new(done));
-    let bar = if json || !std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::hidden()
-    } else {
-        let b = indicatif::ProgressBar::new(total);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(if sprt.is_some() {
-                "{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  {msg}"
-            } else {
-                "{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  ETA {eta}  leader: {msg}"
-            })
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    };
+    let bar = progress_bar(json, total, sprt.is_some());
     bar.set_position(total - todo.len() as u64);
     if let Some(q) = &sprt {
         bar.set_message(q.summary().progress_line());
@@ -294,30 +277,81 @@ pub fn run_tournament_watched(
     }
     let saved = lines.borrow().len();
     if let Some(s) = shard {
-        let file = dir.join(s.games_file());
-        if json {
-            println!(
-                "{}",
-                json!({"event": "summary", "shard": s.to_string(), "games": saved, "total": total, "records": file})
-            );
-        } else {
-            println!(
-                "Shard {s}: {saved} of its {total} games recorded in {}; when every shard is done, `c4sim report {}` writes the report.",
-                file.display(),
-                sc.path.display()
-            );
-        }
+        say_shard_done(s, &dir, saved, total, &sc.path, json);
         return Ok(());
     }
-    let mut all = lines.borrow().clone();
+    let all = lines.borrow().clone();
+    finish(sc, &dir, &names, all, sprt.as_ref(), total, json)
+}
+
+/// The progress bar of a tournament on a terminal (hidden with `--json` or
+/// when stderr is not one); an SPRT run shows its test instead of an ETA.
+fn progress_bar(json: bool, total: u64, sprt: bool) -> indicatif::ProgressBar {
+    if json || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let b = indicatif::ProgressBar::new(total);
+    b.set_style(
+        indicatif::ProgressStyle::with_template(if sprt {
+            "{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  {msg}"
+        } else {
+            "{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  ETA {eta}  leader: {msg}"
+        })
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    b
+}
+
+/// A shard's last line: where its games are, and how the report is made.
+fn say_shard_done(
+    s: shard::Shard,
+    dir: &std::path::Path,
+    saved: usize,
+    total: u64,
+    scenario: &std::path::Path,
+    json: bool,
+) {
+    let file = dir.join(s.games_file());
+    if json {
+        println!(
+            "{}",
+            json!({"event": "summary", "shard": s.to_string(), "games": saved, "total": total, "records": file})
+        );
+    } else {
+        println!(
+            "Shard {s}: {saved} of its {total} games recorded in {}; when every shard is done, `c4sim report {}` writes the report.",
+            file.display(),
+            scenario.display()
+        );
+    }
+}
+
+/// The report of a finished tournament (the games in game order; under
+/// SPRT only those its decision counts), written to `dir` and summed up on
+/// stdout.
+fn finish(
+    sc: &Scenario,
+    dir: &std::path::Path,
+    names: &[String],
+    mut all: Vec<GameLine>,
+    sprt: Option<&sprt::Sequential>,
+    total: u64,
+    json: bool,
+) -> Result<(), ModeError> {
+    let t = sc.tournament.clone().unwrap_or_default();
+    let rs = sc.report.clone().unwrap_or_default();
+    let anchor = t
+        .anchor
+        .as_ref()
+        .and_then(|(n, e)| names.iter().position(|p| p == n).map(|i| (i, *e)));
     all.sort_by_key(|g| g.game);
-    if let Some(q) = &sprt {
+    if let Some(q) = sprt {
         // Only the pairs up to the decision count (see sprt.rs).
         all.retain(|g| q.counts_game(g.game));
     }
-    let mut rep = report::build(&sc.name, t.schedule.as_str(), &names, &all, total, anchor);
-    rep.sprt = sprt.as_ref().map(|q| q.summary().clone());
-    write_reports(&dir, &rep, &rs)
+    let mut rep = report::build(&sc.name, t.schedule.as_str(), names, &all, total, anchor);
+    rep.sprt = sprt.map(|q| q.summary().clone());
+    write_reports(dir, &rep, &rs)
         .map_err(|e| ModeError::Failed(format!("cannot write the report in {}: {e}", dir.display())))?;
     if json {
         let players: Vec<_> = rep
