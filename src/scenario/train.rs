@@ -466,31 +466,10 @@ pub(crate) fn parse_train(doc: Doc, v: &Node, board: BoardConfig) -> Result<Trai
     let mut t = TrainSettings::default();
 
     if let Some(e) = sub(doc, top, "network", &NETWORK_KEYS, "{blocks: 6, channels: 64}")? {
-        u32_key(doc, e, "blocks", 0, &mut t.network.blocks)?;
-        u32_key(doc, e, "channels", 1, &mut t.network.channels)?;
-        u32_key(doc, e, "value_hidden", 1, &mut t.network.value_hidden)?;
-        for (key, val, max) in [
-            ("blocks", t.network.blocks, 64),
-            ("channels", t.network.channels, 1024),
-            ("value_hidden", t.network.value_hidden, 4096),
-        ] {
-            if val > max {
-                let (_, node) = get(e, key).expect("read above");
-                return Err(doc.err(node.pos(), format!("`{key}` must be at most {max}, got {val}")));
-            }
-        }
+        parse_network(doc, e, &mut t.network)?;
     }
     if let Some(e) = sub(doc, top, "mcts", &MCTS_KEYS, "{simulations: 100, c_puct: 2.5}")? {
-        u32_key(doc, e, "simulations", 1, &mut t.mcts.simulations)?;
-        if let Some((_, v)) = get(e, "c_puct") {
-            t.mcts.c_puct = number(doc, "c_puct", v, 0.0, true, f64::INFINITY)? as f32;
-        }
-        if let Some((_, v)) = get(e, "dirichlet_alpha") {
-            t.mcts.dirichlet_alpha = number(doc, "dirichlet_alpha", v, 0.0, true, f64::INFINITY)? as f32;
-        }
-        if let Some((_, v)) = get(e, "dirichlet_weight") {
-            t.mcts.dirichlet_weight = number(doc, "dirichlet_weight", v, 0.0, false, 1.0)? as f32;
-        }
+        parse_mcts(doc, e, &mut t.mcts)?;
     }
     if let Some(e) = sub(
         doc,
@@ -499,36 +478,7 @@ pub(crate) fn parse_train(doc: Doc, v: &Node, board: BoardConfig) -> Result<Trai
         &SELF_PLAY_KEYS,
         "{games_per_iteration: 100, temperature_moves: 15}",
     )? {
-        let sp = &mut t.self_play;
-        u32_key(doc, e, "games_per_iteration", 1, &mut sp.games_per_iteration)?;
-        u32_key(doc, e, "temperature_moves", 0, &mut sp.temperature_moves)?;
-        u32_key(doc, e, "workers", 0, &mut sp.workers)?;
-        u32_key(doc, e, "concurrent_games", 0, &mut sp.concurrent_games)?;
-        u32_key(doc, e, "cache_size", 0, &mut sp.cache_size)?;
-        if let Some((_, v)) = get(e, "full_search_share") {
-            sp.full_search_share = number(doc, "full_search_share", v, 0.0, true, 1.0)? as f32;
-        }
-        if let Some((_, v)) = get(e, "fast_simulations") {
-            sp.fast_simulations = Some(doc.u32_at_least("fast_simulations", v, 1)?);
-        }
-        u32_key(doc, e, "random_opening_plies", 0, &mut sp.random_opening_plies)?;
-        u32_key(doc, e, "exact_value_nodes", 0, &mut sp.exact_value_nodes)?;
-        u32_key(doc, e, "exact_policy_nodes", 0, &mut sp.exact_policy_nodes)?;
-        if let Some((_, v)) = get(e, "gumbel") {
-            sp.gumbel = doc.bool("gumbel", v)?;
-        }
-        if let Some((_, v)) =
-            get(e, "exact_policy_nodes").filter(|_| sp.exact_policy_nodes > 0 && sp.exact_value_nodes == 0)
-        {
-            return Err(doc.err(
-                v.pos(),
-                "`exact_policy_nodes` scores positions that `exact_value_nodes` proved: set that too (e.g. 20000)"
-                    .to_string(),
-            ));
-        }
-        if let Some((_, v)) = get(e, "q_weight") {
-            sp.q_weight = number(doc, "q_weight", v, 0.0, false, 1.0)? as f32;
-        }
+        parse_self_play(doc, e, &mut t.self_play)?;
     }
     if let Some(e) = sub(
         doc,
@@ -537,38 +487,10 @@ pub(crate) fn parse_train(doc: Doc, v: &Node, board: BoardConfig) -> Result<Trai
         &OPTIMIZER_KEYS,
         "{steps_per_iteration: 1000, batch_size: 64, learning_rate: 0.001}",
     )? {
-        let o = &mut t.optimizer;
-        u32_key(doc, e, "steps_per_iteration", 1, &mut o.steps_per_iteration)?;
-        u32_key(doc, e, "batch_size", 2, &mut o.batch_size)?;
-        u32_key(doc, e, "threads", 0, &mut o.threads)?;
-        if let Some((_, v)) = get(e, "learning_rate") {
-            o.learning_rate = number(doc, "learning_rate", v, 0.0, true, f64::INFINITY)?;
-        }
-        if let Some((_, v)) = get(e, "learning_rate_schedule") {
-            o.learning_rate_schedule = schedule(doc, v)?;
-        }
-        if let Some((_, v)) = get(e, "weight_decay") {
-            o.weight_decay = number(doc, "weight_decay", v, 0.0, false, f64::INFINITY)?;
-        }
+        parse_optimizer(doc, e, &mut t.optimizer)?;
     }
     if let Some(e) = sub(doc, top, "replay", &REPLAY_KEYS, "{capacity: 200000, min_size: 20000}")? {
-        u32_key(doc, e, "capacity", 1, &mut t.replay.capacity)?;
-        u32_key(doc, e, "min_size", 0, &mut t.replay.min_size)?;
-        if let Some((_, v)) = get(e, "average_duplicates") {
-            t.replay.average_duplicates = doc.bool("average_duplicates", v)?;
-        }
-        if t.replay.min_size > t.replay.capacity {
-            let (_, v) = get(e, "min_size")
-                .or_else(|| get(e, "capacity"))
-                .expect("one was given");
-            return Err(doc.err(
-                v.pos(),
-                format!(
-                    "`replay.min_size` ({}) must not exceed `replay.capacity` ({}): training would never start",
-                    t.replay.min_size, t.replay.capacity
-                ),
-            ));
-        }
+        parse_replay(doc, e, &mut t.replay)?;
     }
     if let Some(e) = sub(
         doc,
@@ -577,51 +499,7 @@ pub(crate) fn parse_train(doc: Doc, v: &Node, board: BoardConfig) -> Result<Trai
         &EVAL_KEYS,
         "{every: 5, games: 200, opponent: {kind: minimax, depth: 8}}",
     )? {
-        u32_key(doc, e, "every", 0, &mut t.eval.every)?;
-        u32_key(doc, e, "games", 1, &mut t.eval.games)?;
-        if let Some((_, v)) = get(e, "simulations") {
-            t.eval.simulations = Some(doc.u32_at_least("simulations", v, 1)?);
-        }
-        if let Some((_, v)) = get(e, "opponent") {
-            let p = parse_one_entry(doc, v, "`train.eval.opponent`", " in `train.eval.opponent`")?;
-            if p.kind.runs_as() != RunsAs::Bot {
-                return Err(doc.err(
-                    v.pos(),
-                    format!(
-                        "`train.eval.opponent` must play without a person or a program (an in-process kind such as \
-                         minimax, mcts, random, alphazero), got `{}`",
-                        p.kind.as_str()
-                    ),
-                ));
-            }
-            t.eval.opponent = p;
-        }
-        if let Some((_, v)) = get(e, "openings") {
-            let o = doc.mapping("openings", v, "{plies: 2} or {file: openings.txt}")?;
-            doc.check_keys(o, &OPENINGS_KEYS, " in `train.eval.openings`")?;
-            t.eval.openings = match (get(o, "plies"), get(o, "file")) {
-                (Some((_, p)), None) => OpeningSuite::Plies(doc.uint("plies", p, 0, 16)? as u32),
-                (None, Some((_, f))) => OpeningSuite::File(PathBuf::from(doc.nonempty_string("file", f)?)),
-                (Some(_), Some((k, _))) => {
-                    return Err(doc.err(
-                        k.pos(),
-                        "give either `plies` or `file` in `train.eval.openings`, not both",
-                    ))
-                }
-                (None, None) => OpeningSuite::Plies(2),
-            };
-        }
-        if let Some((k, v)) = get(e, "accuracy") {
-            t.eval.accuracy = Some(parse_accuracy(doc, k, v, board)?);
-            if t.eval.every == 0 {
-                // It runs on the evaluated iterations: with none it would
-                // silently never measure.
-                return Err(doc.err(
-                    k.pos(),
-                    "`train.eval.accuracy` is measured every `eval.every` iterations, so it needs `eval.every` of at least 1",
-                ));
-            }
-        }
+        parse_eval(doc, e, &mut t.eval, board)?;
     }
     u32_key(doc, top, "iterations", 1, &mut t.iterations)?;
     if let Some((_, v)) = get(top, "device") {
@@ -648,6 +526,162 @@ pub(crate) fn parse_train(doc: Doc, v: &Node, board: BoardConfig) -> Result<Trai
         u32_key(doc, e, "worker_threads", 0, &mut d.worker_threads)?;
     }
     Ok(t)
+}
+
+/// `train.network`.
+fn parse_network(doc: Doc, e: &[(Node, Node)], n: &mut NetworkSettings) -> Result<(), ScenarioError> {
+    u32_key(doc, e, "blocks", 0, &mut n.blocks)?;
+    u32_key(doc, e, "channels", 1, &mut n.channels)?;
+    u32_key(doc, e, "value_hidden", 1, &mut n.value_hidden)?;
+    for (key, val, max) in [
+        ("blocks", n.blocks, 64),
+        ("channels", n.channels, 1024),
+        ("value_hidden", n.value_hidden, 4096),
+    ] {
+        if val > max {
+            let (_, node) = get(e, key).expect("read above");
+            return Err(doc.err(node.pos(), format!("`{key}` must be at most {max}, got {val}")));
+        }
+    }
+    Ok(())
+}
+
+/// `train.mcts`.
+fn parse_mcts(doc: Doc, e: &[(Node, Node)], m: &mut MctsSettings) -> Result<(), ScenarioError> {
+    u32_key(doc, e, "simulations", 1, &mut m.simulations)?;
+    if let Some((_, v)) = get(e, "c_puct") {
+        m.c_puct = number(doc, "c_puct", v, 0.0, true, f64::INFINITY)? as f32;
+    }
+    if let Some((_, v)) = get(e, "dirichlet_alpha") {
+        m.dirichlet_alpha = number(doc, "dirichlet_alpha", v, 0.0, true, f64::INFINITY)? as f32;
+    }
+    if let Some((_, v)) = get(e, "dirichlet_weight") {
+        m.dirichlet_weight = number(doc, "dirichlet_weight", v, 0.0, false, 1.0)? as f32;
+    }
+    Ok(())
+}
+
+/// `train.self_play`.
+fn parse_self_play(doc: Doc, e: &[(Node, Node)], sp: &mut SelfPlaySettings) -> Result<(), ScenarioError> {
+    u32_key(doc, e, "games_per_iteration", 1, &mut sp.games_per_iteration)?;
+    u32_key(doc, e, "temperature_moves", 0, &mut sp.temperature_moves)?;
+    u32_key(doc, e, "workers", 0, &mut sp.workers)?;
+    u32_key(doc, e, "concurrent_games", 0, &mut sp.concurrent_games)?;
+    u32_key(doc, e, "cache_size", 0, &mut sp.cache_size)?;
+    if let Some((_, v)) = get(e, "full_search_share") {
+        sp.full_search_share = number(doc, "full_search_share", v, 0.0, true, 1.0)? as f32;
+    }
+    if let Some((_, v)) = get(e, "fast_simulations") {
+        sp.fast_simulations = Some(doc.u32_at_least("fast_simulations", v, 1)?);
+    }
+    u32_key(doc, e, "random_opening_plies", 0, &mut sp.random_opening_plies)?;
+    u32_key(doc, e, "exact_value_nodes", 0, &mut sp.exact_value_nodes)?;
+    u32_key(doc, e, "exact_policy_nodes", 0, &mut sp.exact_policy_nodes)?;
+    if let Some((_, v)) = get(e, "gumbel") {
+        sp.gumbel = doc.bool("gumbel", v)?;
+    }
+    if let Some((_, v)) =
+        get(e, "exact_policy_nodes").filter(|_| sp.exact_policy_nodes > 0 && sp.exact_value_nodes == 0)
+    {
+        return Err(doc.err(
+            v.pos(),
+            "`exact_policy_nodes` scores positions that `exact_value_nodes` proved: set that too (e.g. 20000)"
+                .to_string(),
+        ));
+    }
+    if let Some((_, v)) = get(e, "q_weight") {
+        sp.q_weight = number(doc, "q_weight", v, 0.0, false, 1.0)? as f32;
+    }
+    Ok(())
+}
+
+/// `train.optimizer`.
+fn parse_optimizer(doc: Doc, e: &[(Node, Node)], o: &mut OptimizerSettings) -> Result<(), ScenarioError> {
+    u32_key(doc, e, "steps_per_iteration", 1, &mut o.steps_per_iteration)?;
+    u32_key(doc, e, "batch_size", 2, &mut o.batch_size)?;
+    u32_key(doc, e, "threads", 0, &mut o.threads)?;
+    if let Some((_, v)) = get(e, "learning_rate") {
+        o.learning_rate = number(doc, "learning_rate", v, 0.0, true, f64::INFINITY)?;
+    }
+    if let Some((_, v)) = get(e, "learning_rate_schedule") {
+        o.learning_rate_schedule = schedule(doc, v)?;
+    }
+    if let Some((_, v)) = get(e, "weight_decay") {
+        o.weight_decay = number(doc, "weight_decay", v, 0.0, false, f64::INFINITY)?;
+    }
+    Ok(())
+}
+
+/// `train.replay`.
+fn parse_replay(doc: Doc, e: &[(Node, Node)], r: &mut ReplaySettings) -> Result<(), ScenarioError> {
+    u32_key(doc, e, "capacity", 1, &mut r.capacity)?;
+    u32_key(doc, e, "min_size", 0, &mut r.min_size)?;
+    if let Some((_, v)) = get(e, "average_duplicates") {
+        r.average_duplicates = doc.bool("average_duplicates", v)?;
+    }
+    if r.min_size > r.capacity {
+        let (_, v) = get(e, "min_size")
+            .or_else(|| get(e, "capacity"))
+            .expect("one was given");
+        return Err(doc.err(
+            v.pos(),
+            format!(
+                "`replay.min_size` ({}) must not exceed `replay.capacity` ({}): training would never start",
+                r.min_size, r.capacity
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `train.eval`.
+fn parse_eval(doc: Doc, e: &[(Node, Node)], ev: &mut EvalSettings, board: BoardConfig) -> Result<(), ScenarioError> {
+    u32_key(doc, e, "every", 0, &mut ev.every)?;
+    u32_key(doc, e, "games", 1, &mut ev.games)?;
+    if let Some((_, v)) = get(e, "simulations") {
+        ev.simulations = Some(doc.u32_at_least("simulations", v, 1)?);
+    }
+    if let Some((_, v)) = get(e, "opponent") {
+        let p = parse_one_entry(doc, v, "`train.eval.opponent`", " in `train.eval.opponent`")?;
+        if p.kind.runs_as() != RunsAs::Bot {
+            return Err(doc.err(
+                v.pos(),
+                format!(
+                    "`train.eval.opponent` must play without a person or a program (an in-process kind such as \
+                     minimax, mcts, random, alphazero), got `{}`",
+                    p.kind.as_str()
+                ),
+            ));
+        }
+        ev.opponent = p;
+    }
+    if let Some((_, v)) = get(e, "openings") {
+        let o = doc.mapping("openings", v, "{plies: 2} or {file: openings.txt}")?;
+        doc.check_keys(o, &OPENINGS_KEYS, " in `train.eval.openings`")?;
+        ev.openings = match (get(o, "plies"), get(o, "file")) {
+            (Some((_, p)), None) => OpeningSuite::Plies(doc.uint("plies", p, 0, 16)? as u32),
+            (None, Some((_, f))) => OpeningSuite::File(PathBuf::from(doc.nonempty_string("file", f)?)),
+            (Some(_), Some((k, _))) => {
+                return Err(doc.err(
+                    k.pos(),
+                    "give either `plies` or `file` in `train.eval.openings`, not both",
+                ))
+            }
+            (None, None) => OpeningSuite::Plies(2),
+        };
+    }
+    if let Some((k, v)) = get(e, "accuracy") {
+        ev.accuracy = Some(parse_accuracy(doc, k, v, board)?);
+        if ev.every == 0 {
+            // It runs on the evaluated iterations: with none it would
+            // silently never measure.
+            return Err(doc.err(
+                k.pos(),
+                "`train.eval.accuracy` is measured every `eval.every` iterations, so it needs `eval.every` of at least 1",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `train.eval.accuracy`: refused on boards the labelled sets are not for.
