@@ -181,9 +181,60 @@ fn report_value(r: &ReportSettings) -> Value {
 fn train_value(t: &TrainSettings) -> Value {
     let n = &t.network;
     let m = &t.mcts;
-    let s = &t.self_play;
-    let o = &t.optimizer;
-    let e = &t.eval;
+    let mut v = map([
+        (
+            "network",
+            map([
+                ("blocks", Value::from(n.blocks)),
+                ("channels", Value::from(n.channels)),
+                ("value_hidden", Value::from(n.value_hidden)),
+            ]),
+        ),
+        (
+            "mcts",
+            map([
+                ("simulations", Value::from(m.simulations)),
+                ("c_puct", float32(m.c_puct)),
+                ("dirichlet_alpha", float32(m.dirichlet_alpha)),
+                ("dirichlet_weight", float32(m.dirichlet_weight)),
+            ]),
+        ),
+        ("self_play", self_play_value(&t.self_play)),
+        ("optimizer", optimizer_value(&t.optimizer)),
+        (
+            "replay",
+            map([
+                ("capacity", Value::from(t.replay.capacity)),
+                ("min_size", Value::from(t.replay.min_size)),
+                ("average_duplicates", Value::from(t.replay.average_duplicates)),
+            ]),
+        ),
+        ("eval", eval_value(&t.eval)),
+        ("iterations", Value::from(t.iterations)),
+        ("device", Value::from(t.device.clone())),
+        ("resume", Value::from(t.resume)),
+    ]);
+    if let Some(out) = &t.out {
+        push(&mut v, "out", path(out));
+    }
+    // Only where given: a single-process run resolves as it always did.
+    let d = &t.distributed;
+    if *d != train::DistributedSettings::default() {
+        let dist = map([
+            ("positions_per_iteration", Value::from(d.positions_per_iteration)),
+            ("max_lag", Value::from(d.max_lag)),
+            ("games_per_batch", Value::from(d.games_per_batch)),
+            ("max_backlog", Value::from(d.max_backlog)),
+            ("worker_threads", Value::from(d.worker_threads)),
+        ]);
+        push(&mut v, "distributed", dist);
+    }
+    v
+}
+
+/// `train.self_play`; the keys added since the first release only where
+/// they are not off, so older scenarios resolve as they did.
+fn self_play_value(s: &train::SelfPlaySettings) -> Value {
     let mut self_play = map([
         ("games_per_iteration", Value::from(s.games_per_iteration)),
         ("temperature_moves", Value::from(s.temperature_moves)),
@@ -204,6 +255,29 @@ fn train_value(t: &TrainSettings) -> Value {
     if s.exact_policy_nodes > 0 {
         push(&mut self_play, "exact_policy_nodes", Value::from(s.exact_policy_nodes));
     }
+    self_play
+}
+
+fn optimizer_value(o: &train::OptimizerSettings) -> Value {
+    map([
+        ("steps_per_iteration", Value::from(o.steps_per_iteration)),
+        ("batch_size", Value::from(o.batch_size)),
+        ("learning_rate", Value::from(o.learning_rate)),
+        (
+            "learning_rate_schedule",
+            Value::Sequence(
+                o.learning_rate_schedule
+                    .iter()
+                    .map(|&(from, lr)| map([("from", Value::from(from)), ("learning_rate", Value::from(lr))]))
+                    .collect(),
+            ),
+        ),
+        ("weight_decay", Value::from(o.weight_decay)),
+        ("threads", Value::from(o.threads)),
+    ])
+}
+
+fn eval_value(e: &train::EvalSettings) -> Value {
     let openings = match &e.openings {
         train::OpeningSuite::Plies(n) => map([("plies", Value::from(*n))]),
         train::OpeningSuite::File(f) => map([("file", path(f))]),
@@ -228,73 +302,7 @@ fn train_value(t: &TrainSettings) -> Value {
         }
         push(&mut eval, "accuracy", acc);
     }
-    let mut v = map([
-        (
-            "network",
-            map([
-                ("blocks", Value::from(n.blocks)),
-                ("channels", Value::from(n.channels)),
-                ("value_hidden", Value::from(n.value_hidden)),
-            ]),
-        ),
-        (
-            "mcts",
-            map([
-                ("simulations", Value::from(m.simulations)),
-                ("c_puct", float32(m.c_puct)),
-                ("dirichlet_alpha", float32(m.dirichlet_alpha)),
-                ("dirichlet_weight", float32(m.dirichlet_weight)),
-            ]),
-        ),
-        ("self_play", self_play),
-        (
-            "optimizer",
-            map([
-                ("steps_per_iteration", Value::from(o.steps_per_iteration)),
-                ("batch_size", Value::from(o.batch_size)),
-                ("learning_rate", Value::from(o.learning_rate)),
-                (
-                    "learning_rate_schedule",
-                    Value::Sequence(
-                        o.learning_rate_schedule
-                            .iter()
-                            .map(|&(from, lr)| map([("from", Value::from(from)), ("learning_rate", Value::from(lr))]))
-                            .collect(),
-                    ),
-                ),
-                ("weight_decay", Value::from(o.weight_decay)),
-                ("threads", Value::from(o.threads)),
-            ]),
-        ),
-        (
-            "replay",
-            map([
-                ("capacity", Value::from(t.replay.capacity)),
-                ("min_size", Value::from(t.replay.min_size)),
-                ("average_duplicates", Value::from(t.replay.average_duplicates)),
-            ]),
-        ),
-        ("eval", eval),
-        ("iterations", Value::from(t.iterations)),
-        ("device", Value::from(t.device.clone())),
-        ("resume", Value::from(t.resume)),
-    ]);
-    if let Some(out) = &t.out {
-        push(&mut v, "out", path(out));
-    }
-    // Only where given: a single-process run resolves as it always did.
-    let d = &t.distributed;
-    if *d != train::DistributedSettings::default() {
-        let dist = map([
-            ("positions_per_iteration", Value::from(d.positions_per_iteration)),
-            ("max_lag", Value::from(d.max_lag)),
-            ("games_per_batch", Value::from(d.games_per_batch)),
-            ("max_backlog", Value::from(d.max_backlog)),
-            ("worker_threads", Value::from(d.worker_threads)),
-        ]);
-        push(&mut v, "distributed", dist);
-    }
-    v
+    eval
 }
 
 fn server_value(s: &ServerSettings) -> Value {
