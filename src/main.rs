@@ -3,7 +3,7 @@
 use c4sim::actors::mode::{run_mode, ModeError};
 use c4sim::actors::runner::{run_match, Output};
 use c4sim::game::BoardConfig;
-use c4sim::scenario::{self, Mode};
+use c4sim::scenario::{self, Mode, Scenario};
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
@@ -325,15 +325,6 @@ struct RunFlags {
 }
 
 fn run(file: &std::path::Path, flags: RunFlags) -> u8 {
-    let RunFlags {
-        json,
-        fresh,
-        out,
-        role,
-        worker,
-        shard,
-        web,
-    } = flags;
     let mut sc = match scenario::load(file) {
         Ok(sc) => sc,
         Err(e) => {
@@ -341,64 +332,80 @@ fn run(file: &std::path::Path, flags: RunFlags) -> u8 {
             return 2;
         }
     };
+    if let Err(why) = apply_run_flags(&mut sc, &flags) {
+        eprintln!("{}: {why}", file.display());
+        return 2;
+    }
+    exit_code(run_scenario(&sc, flags))
+}
+
+/// Checks that `flags` fit the scenario's mode and applies `--out`; the
+/// error says which flag does not fit.
+fn apply_run_flags(sc: &mut Scenario, flags: &RunFlags) -> Result<(), &'static str> {
+    let RunFlags {
+        fresh,
+        out,
+        role,
+        worker,
+        shard,
+        web,
+        ..
+    } = flags;
     if let Some(dir) = out {
         match sc.mode {
-            Mode::Train => sc.train.get_or_insert_with(Default::default).out = Some(dir),
-            Mode::Tournament => sc.report.get_or_insert_with(Default::default).dir = Some(dir),
-            _ => {
-                eprintln!(
-                    "{}: --out names where a tournament or a training run writes",
-                    file.display()
-                );
-                return 2;
-            }
+            Mode::Train => sc.train.get_or_insert_with(Default::default).out = Some(dir.clone()),
+            Mode::Tournament => sc.report.get_or_insert_with(Default::default).dir = Some(dir.clone()),
+            _ => return Err("--out names where a tournament or a training run writes"),
         }
     }
     if (role.is_some() || worker.is_some()) && sc.mode != Mode::Train {
-        eprintln!("{}: --role and --worker split a `mode: train` run only", file.display());
-        return 2;
+        return Err("--role and --worker split a `mode: train` run only");
     }
     if worker.is_some() && role.as_deref() != Some("selfplay") {
-        eprintln!("{}: --worker names a `--role selfplay` worker", file.display());
-        return 2;
+        return Err("--worker names a `--role selfplay` worker");
     }
-    if sc.mode == Mode::Train && fresh && role.as_deref() == Some("selfplay") {
-        eprintln!(
-            "{}: --fresh starts a run over: give it to the trainer (or a single-process run), not to a worker",
-            file.display()
-        );
-        return 2;
+    if sc.mode == Mode::Train && *fresh && role.as_deref() == Some("selfplay") {
+        return Err("--fresh starts a run over: give it to the trainer (or a single-process run), not to a worker");
     }
     if shard.is_some() && sc.mode != Mode::Tournament {
-        eprintln!("{}: --shard splits a `mode: tournament` run only", file.display());
-        return 2;
+        return Err("--shard splits a `mode: tournament` run only");
     }
     if web.is_some() && !matches!(sc.mode, Mode::Tournament | Mode::Serve) {
-        eprintln!(
-            "{}: --web shows a `mode: tournament` or `mode: serve` run only",
-            file.display()
-        );
-        return 2;
+        return Err("--web shows a `mode: tournament` or `mode: serve` run only");
     }
-    exit_code(match sc.mode {
+    Ok(())
+}
+
+/// Runs a loaded scenario in its mode, as `flags` ask.
+fn run_scenario(sc: &Scenario, flags: RunFlags) -> Result<(), ModeError> {
+    let RunFlags {
+        json,
+        fresh,
+        role,
+        worker,
+        shard,
+        web,
+        ..
+    } = flags;
+    match sc.mode {
         Mode::Tournament => match web {
-            None => c4sim::tournament::run_tournament_with(&sc, json, fresh, shard),
+            None => c4sim::tournament::run_tournament_with(sc, json, fresh, shard),
             Some(bind) => match c4sim::web::watch_in_thread(bind, sc.name.clone(), "tournament", None) {
                 Ok((addr, sink)) => {
                     eprintln!("Watch the tournament at http://{addr}/#watch");
-                    c4sim::tournament::run_tournament_watched(&sc, json, fresh, shard, vec![sink])
+                    c4sim::tournament::run_tournament_watched(sc, json, fresh, shard, vec![sink])
                 }
                 Err(e) => Err(ModeError::Failed(e)),
             },
         },
-        Mode::Match => run_match_mode(&sc, json),
+        Mode::Match => run_match_mode(sc, json),
         Mode::Train => match role.as_deref() {
-            None => c4sim::train::run_train_as(&sc, json, c4sim::train::Role::Single, fresh),
-            Some("trainer") => c4sim::train::run_train_as(&sc, json, c4sim::train::Role::Trainer, fresh),
-            _ => c4sim::train::run_worker(&sc, worker, json),
+            None => c4sim::train::run_train_as(sc, json, c4sim::train::Role::Single, fresh),
+            Some("trainer") => c4sim::train::run_train_as(sc, json, c4sim::train::Role::Trainer, fresh),
+            _ => c4sim::train::run_worker(sc, worker, json),
         },
         Mode::Serve => match web {
-            None => c4sim::net::run_serve(&sc, json),
+            None => c4sim::net::run_serve(sc, json),
             Some(bind) => c4sim::web::watch_in_thread(bind, "Lobby matches".into(), "lobby", None)
                 .map_err(ModeError::Failed)
                 .and_then(|(addr, sink)| {
@@ -412,9 +419,9 @@ fn run(file: &std::path::Path, flags: RunFlags) -> u8 {
                     c4sim::net::server::serve_watched(cfg, vec![sink])
                 }),
         },
-        Mode::Join => c4sim::net::run_join(&sc, json),
-        Mode::Web => c4sim::web::run_web(&sc),
-    })
+        Mode::Join => c4sim::net::run_join(sc, json),
+        Mode::Web => c4sim::web::run_web(sc),
+    }
 }
 
 /// The one place that turns how a mode ended into the process exit code:
