@@ -135,18 +135,7 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
         let pl = series(&|r| r.policy_loss);
         let vl = series(&|r| r.value_loss);
         let top = (max_of(&pl).max(max_of(&vl)) * 1.1).max(0.1);
-        let mut c = ChartBuilder::on(&panels[0])
-            .caption("losses", ("sans-serif", 16))
-            .margin(10)
-            .x_label_area_size(30)
-            .y_label_area_size(50)
-            .build_cartesian_2d(x0..n, 0.0..top)
-            .map_err(|e| e.to_string())?;
-        c.configure_mesh()
-            .x_desc("iteration")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .draw()
-            .map_err(|e| e.to_string())?;
+        let mut c = iteration_panel(&panels[0], "losses", x0..n, top, false)?;
         c.draw_series(LineSeries::new(pl, &BLUE))
             .map_err(|e| e.to_string())?
             .label("policy cross-entropy")
@@ -161,18 +150,7 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
             .map_err(|e| e.to_string())?;
 
         let ev = series(&|r| r.eval_score);
-        let mut c = ChartBuilder::on(&panels[1])
-            .caption("evaluation score (draw = ½)", ("sans-serif", 16))
-            .margin(10)
-            .x_label_area_size(30)
-            .y_label_area_size(50)
-            .build_cartesian_2d(x0..n, 0.0..1.0)
-            .map_err(|e| e.to_string())?;
-        c.configure_mesh()
-            .x_desc("iteration")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .draw()
-            .map_err(|e| e.to_string())?;
+        let mut c = iteration_panel(&panels[1], "evaluation score (draw = ½)", x0..n, 1.0, false)?;
         c.draw_series(LineSeries::new(ev.clone(), &GREEN))
             .map_err(|e| e.to_string())?;
         c.draw_series(ev.iter().map(|&p| Circle::new(p, 3, GREEN.filled())))
@@ -180,19 +158,7 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
 
         let sims = series(&|r| Some(r.simulations_per_s));
         let top = (max_of(&sims) * 1.1).max(1.0);
-        let mut c = ChartBuilder::on(&panels[2])
-            .caption("self-play simulations per second", ("sans-serif", 16))
-            .margin(10)
-            .x_label_area_size(30)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x0..n, 0.0..top)
-            .map_err(|e| e.to_string())?;
-        c.configure_mesh()
-            .x_desc("iteration")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y:.0}"))
-            .draw()
-            .map_err(|e| e.to_string())?;
+        let mut c = iteration_panel(&panels[2], "self-play simulations per second", x0..n, top, true)?;
         c.draw_series(LineSeries::new(sims, &BLACK))
             .map_err(|e| e.to_string())?;
         if accuracy {
@@ -201,6 +167,40 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// One panel of the chart: iterations `x` across, 0 to `top` up, captioned
+/// and meshed; `whole_y` labels the y-axis in whole numbers (and gives them
+/// the room large numbers need).
+fn iteration_panel<'a, DB: plotters::prelude::DrawingBackend>(
+    area: &'a plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    caption: &str,
+    x: std::ops::Range<f64>,
+    top: f64,
+    whole_y: bool,
+) -> Result<
+    plotters::prelude::ChartContext<
+        'a,
+        DB,
+        plotters::prelude::Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    String,
+> {
+    use plotters::prelude::*;
+    let mut c = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 16))
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(if whole_y { 70 } else { 50 })
+        .build_cartesian_2d(x, 0.0..top)
+        .map_err(|e| e.to_string())?;
+    let mut mesh = c.configure_mesh();
+    mesh.x_desc("iteration").x_label_formatter(&|x| format!("{x:.0}"));
+    if whole_y {
+        mesh.y_label_formatter(&|y| format!("{y:.0}"));
+    }
+    mesh.draw().map_err(|e| e.to_string())?;
+    Ok(c)
 }
 
 /// The mistakes against perfect play, raw network and search, each point
