@@ -141,6 +141,27 @@ fn violation(found: Option<Violation>, e: &ProtocolError) -> Violation {
     }
 }
 
+/// What a connection that broke the protocol is told, and the close frame
+/// that ends it: the code says what happened (1009 size, 1002 protocol,
+/// 1007 invalid UTF-8).
+fn hang_up(v: &Violation) -> (ProtoError, CloseReason) {
+    let (code, close_code) = match v {
+        Violation::TooLarge { .. } => (ErrorCode::TooLarge, CloseCode::Size),
+        Violation::Protocol(_) => (ErrorCode::Malformed, CloseCode::Protocol),
+        Violation::InvalidUtf8 => (ErrorCode::Malformed, CloseCode::Invalid),
+    };
+    // A close frame's reason has room for 123 bytes.
+    let mut why = v.describe();
+    while why.len() > 120 {
+        why.pop();
+    }
+    let reason = CloseReason {
+        code: close_code,
+        description: Some(why),
+    };
+    (ProtoError::new(code, v.describe()), reason)
+}
+
 /// One page's connection, until either side closes it.
 async fn connection(
     conn: u64,
@@ -189,18 +210,9 @@ async fn connection(
                         // A frame over MAX_FRAME or one no client may send:
                         // say why, then hang up with the code that says what happened.
                         let v = violation(verdict.borrow_mut().take(), &e);
-                        let (code, close_code) = match v {
-                            Violation::TooLarge { .. } => (ErrorCode::TooLarge, CloseCode::Size),
-                            Violation::Protocol(_) => (ErrorCode::Malformed, CloseCode::Protocol),
-                            Violation::InvalidUtf8 => (ErrorCode::Malformed, CloseCode::Invalid),
-                        };
-                        let _ = session.text(ProtoError::new(code, v.describe()).encode()).await;
-                        // A close frame's reason has room for 123 bytes.
-                        let mut why = v.describe();
-                        while why.len() > 120 {
-                            why.pop();
-                        }
-                        close = Some(CloseReason { code: close_code, description: Some(why) });
+                        let (error, reason) = hang_up(&v);
+                        let _ = session.text(error.encode()).await;
+                        close = Some(reason);
                         break;
                     }
                 };
