@@ -254,7 +254,6 @@ pub fn train_bench(
     rounds: usize,
     out: &mut dyn Write,
 ) -> Result<(), String> {
-    use crate::az::network::AdamW;
     use candle_core::Tensor;
     let e = |e: candle_core::Error| e.to_string();
     if std::env::var_os("C4SIM_NO_MALLOPT").is_none() {
@@ -277,44 +276,15 @@ pub fn train_bench(
         let p = Tensor::from_vec(pol, (batch, board.cols), &dev).map_err(e)?;
         let z: Vec<f32> = (0..batch).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
         let z = Tensor::from_vec(z, batch, &dev).map_err(e)?;
-        let mut results = Vec::new();
-        for native in [false, true] {
-            let mut net = Net::new(shape, 1, &dev).map_err(e)?;
-            net.native_conv = native;
-            let first = net.loss(&x, &p, &z).map_err(e)?.0.to_scalar::<f32>().map_err(e)?;
-            let mut opt = AdamW::new(&net, 1e-3, 1e-4).map_err(e)?;
-            let mut rates = Vec::new();
-            for _ in 0..rounds {
-                let t = Instant::now();
-                for _ in 0..steps {
-                    let (l, _, _) = net.loss(&x, &p, &z).map_err(e)?;
-                    opt.step(&net, &l).map_err(e)?;
-                }
-                rates.push(steps as f64 / t.elapsed().as_secs_f64());
-            }
-            results.push((median(&mut rates), first));
-        }
-        // The hand-written CPU backward (what training uses on a CPU).
-        let net = Net::new(shape, 1, &dev).map_err(e)?;
         let threads = std::env::var("RAYON_NUM_THREADS")
             .ok()
             .and_then(|t| t.parse().ok())
             .unwrap_or_else(crate::util::cores);
-        let mut host = crate::az::hosttrain::HostTrainer::from_net(&net, &Default::default(), 0, 1e-3, 1e-4, threads)
-            .map_err(e)?;
-        let xs = x.flatten_all().map_err(e)?.to_vec1::<f32>().map_err(e)?;
-        let ps = p.flatten_all().map_err(e)?.to_vec1::<f32>().map_err(e)?;
-        let zs = z.to_vec1::<f32>().map_err(e)?;
-        let hfirst = host.gradients(&xs, &ps, &zs, batch).0;
-        let mut rates = Vec::new();
-        for _ in 0..rounds {
-            let t = Instant::now();
-            for _ in 0..steps {
-                host.step(&xs, &ps, &zs, batch);
-            }
-            rates.push(steps as f64 / t.elapsed().as_secs_f64());
-        }
-        results.push((median(&mut rates), hfirst.policy + hfirst.value));
+        let results = [
+            candle_rate(shape, &x, &p, &z, false, steps, rounds).map_err(e)?,
+            candle_rate(shape, &x, &p, &z, true, steps, rounds).map_err(e)?,
+            host_rate(shape, &x, &p, &z, threads, steps, rounds).map_err(e)?,
+        ];
         writeln!(
             out,
             "  net {blocks}×{channels}: candle unfold+matmul {:.2} steps/s (baseline), candle conv2d {:.2} ({:.2}×), \
@@ -331,6 +301,62 @@ pub fn train_bench(
         .map_err(|e| e.to_string())?;
     }
     Ok(())
+}
+
+/// Training steps per second through candle (its conv2d when `native`,
+/// else unfold + matmul), median of `rounds`, and the first step's loss.
+fn candle_rate(
+    shape: NetShape,
+    x: &candle_core::Tensor,
+    p: &candle_core::Tensor,
+    z: &candle_core::Tensor,
+    native: bool,
+    steps: usize,
+    rounds: usize,
+) -> candle_core::Result<(f64, f32)> {
+    let mut net = Net::new(shape, 1, &Device::Cpu)?;
+    net.native_conv = native;
+    let first = net.loss(x, p, z)?.0.to_scalar::<f32>()?;
+    let mut opt = crate::az::network::AdamW::new(&net, 1e-3, 1e-4)?;
+    let mut rates = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        for _ in 0..steps {
+            let (l, _, _) = net.loss(x, p, z)?;
+            opt.step(&net, &l)?;
+        }
+        rates.push(steps as f64 / t.elapsed().as_secs_f64());
+    }
+    Ok((median(&mut rates), first))
+}
+
+/// The same through the hand-written CPU backward (what training uses on a
+/// CPU) on `threads` threads.
+fn host_rate(
+    shape: NetShape,
+    x: &candle_core::Tensor,
+    p: &candle_core::Tensor,
+    z: &candle_core::Tensor,
+    threads: usize,
+    steps: usize,
+    rounds: usize,
+) -> candle_core::Result<(f64, f32)> {
+    let net = Net::new(shape, 1, &Device::Cpu)?;
+    let mut host = crate::az::hosttrain::HostTrainer::from_net(&net, &Default::default(), 0, 1e-3, 1e-4, threads)?;
+    let xs = x.flatten_all()?.to_vec1::<f32>()?;
+    let ps = p.flatten_all()?.to_vec1::<f32>()?;
+    let zs = z.to_vec1::<f32>()?;
+    let batch = zs.len();
+    let first = host.gradients(&xs, &ps, &zs, batch).0;
+    let mut rates = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        for _ in 0..steps {
+            host.step(&xs, &ps, &zs, batch);
+        }
+        rates.push(steps as f64 / t.elapsed().as_secs_f64());
+    }
+    Ok((median(&mut rates), first.policy + first.value))
 }
 
 /// One self-play measurement.
