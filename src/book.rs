@@ -29,32 +29,42 @@ pub struct BookBuildOptions {
     pub threads: usize,
 }
 
+/// The book in `o.out` to resume (at the depth and openings `o` asks for),
+/// or a new one when there is no file yet.
+fn open_book(o: &BookBuildOptions, solver: &Solver, log: &mut dyn Write) -> Result<Book, String> {
+    match std::fs::read(&o.out) {
+        Ok(bytes) => {
+            let b = Book::from_bytes(solver, &bytes).map_err(|e| format!("{}: {e}", o.out.display()))?;
+            let _ = writeln!(log, "resuming {}: {} entries", o.out.display(), b.len());
+            Ok(b.with_depth(o.plies).with_openings(o.openings))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Book::new(solver, o.plies).with_openings(o.openings)),
+        Err(e) => Err(format!("{}: {e}", o.out.display())),
+    }
+}
+
+/// A progress bar on a terminal, hidden elsewhere (logs get a line a round).
+fn progress_bar() -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let b = indicatif::ProgressBar::new(0);
+    b.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30.cyan/blue} {pos}/{len} positions  {per_sec}  ETA {eta}  {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    b
+}
+
 /// Builds (or resumes) the 6×7 book; returns it. `log` gets one line per
 /// round and a summary.
 pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, String> {
     let mut solver = Solver::new(BoardConfig::default(), o.table_log2)?;
-    let mut book = match std::fs::read(&o.out) {
-        Ok(bytes) => {
-            let b = Book::from_bytes(&solver, &bytes).map_err(|e| format!("{}: {e}", o.out.display()))?;
-            let _ = writeln!(log, "resuming {}: {} entries", o.out.display(), b.len());
-            b.with_depth(o.plies).with_openings(o.openings)
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Book::new(&solver, o.plies).with_openings(o.openings),
-        Err(e) => return Err(format!("{}: {e}", o.out.display())),
-    };
+    let mut book = open_book(o, &solver, log)?;
     let start = Instant::now();
-    let bar = if std::io::stderr().is_terminal() {
-        let b = indicatif::ProgressBar::new(0);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:30.cyan/blue} {pos}/{len} positions  {per_sec}  ETA {eta}  {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let bar = progress_bar();
     let save = |b: &Book| write_atomic(&o.out, &b.to_bytes()).map_err(|e| format!("{}: {e}", o.out.display()));
     let mut last_save = Instant::now();
     loop {
