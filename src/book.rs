@@ -58,6 +58,23 @@ fn progress_bar() -> indicatif::ProgressBar {
     b
 }
 
+/// A round's log line: time so far, entries, and the positions it solves.
+fn say_round(log: &mut dyn Write, start: Instant, entries: usize, todo: &[Pos]) {
+    let plies = todo
+        .iter()
+        .map(|p| p.moves())
+        .fold((usize::MAX, 0), |(a, b), m| (a.min(m), b.max(m)));
+    let _ = writeln!(
+        log,
+        "{:.0} s: {} entries; solving {} positions of plies {}-{}",
+        start.elapsed().as_secs_f64(),
+        entries,
+        todo.len(),
+        plies.0,
+        plies.1
+    );
+}
+
 /// Builds (or resumes) the 6×7 book; returns it. `log` gets one line per
 /// round and a summary.
 pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, String> {
@@ -77,19 +94,7 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Str
         bar.set_length((known + todo.len()) as u64);
         bar.set_position(known as u64);
         // Also a line per round, for logs where no bar is drawn.
-        let plies = todo
-            .iter()
-            .map(|p| p.moves())
-            .fold((usize::MAX, 0), |(a, b), m| (a.min(m), b.max(m)));
-        let _ = writeln!(
-            log,
-            "{:.0} s: {} entries; solving {} positions of plies {}-{}",
-            start.elapsed().as_secs_f64(),
-            book.len(),
-            todo.len(),
-            plies.0,
-            plies.1
-        );
+        say_round(log, start, book.len(), &todo);
         // Positions of a round are independent: each thread takes the next
         // one and finds its best move ([`Solver::best_move`]: one solve, then
         // one null window per column, cheaper than every column's exact
