@@ -5,6 +5,7 @@
 //! | [`trainer`] | the Trainer actor: iterations, checkpoints, evaluation games through the tournament's lanes |
 //! | [`selfplay`] | workers advancing many games at once, their leaves batched into one network call |
 //! | [`exact`] | exact value targets: the perfect solver rescores the positions it proves within a budget |
+//! | [`resume`] | what a run starts from: its newest checkpoint, or a new network |
 //! | [`replay`] | the replay buffer, mirror augmentation, its file |
 //! | [`metrics`] | metrics.csv and curves.svg |
 //! | [`eval_accuracy`] | `eval.accuracy`: the network's mistakes against perfect play, alone and with search |
@@ -23,6 +24,7 @@ pub mod ingest;
 pub mod metrics;
 pub mod progress;
 pub mod replay;
+pub mod resume;
 pub mod selfplay;
 pub mod trainer;
 pub mod worker;

@@ -20,6 +20,7 @@ use super::ingest::Ingest;
 use super::metrics::{self, Row};
 use super::progress::emit;
 use super::replay::{average_duplicates, Batch, Replay};
+use super::resume::{resume_from, start_fresh};
 use super::selfplay::{play_parallel, SelfPlayConfig};
 use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::player::Inner;
@@ -47,7 +48,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -741,10 +742,6 @@ fn summary_line(r: &Row, total: u32, opponent: &str) -> String {
     )
 }
 
-/// What a run trains: the network, its optimizer, the replay buffer, the
-/// metrics so far and the iterations done.
-type Trained = (Net, AdamW, Replay, Vec<Row>, u32);
-
 /// The evaluation games' openings: `eval.openings` as plies (in a seeded
 /// order: when the games do not cover the whole suite, 200 games from the
 /// 343 openings of 3 plies, they still sample it fairly, and every
@@ -762,90 +759,6 @@ fn eval_openings(suite: &OpeningSuite, cfg: BoardConfig, seed: u64) -> Result<Ve
     } else {
         openings
     })
-}
-
-/// Resumes from checkpoint `dir` of run `out`: checks that it holds this
-/// board and this network (or one it grows from), then loads the weights,
-/// the optimizer's moments and the replay buffer.
-fn resume_from(
-    dir: &Path,
-    out: &Path,
-    cfg: BoardConfig,
-    shape: NetShape,
-    settings: &TrainSettings,
-    device: &candle_core::Device,
-) -> Result<Trained, String> {
-    let candle = |e: candle_core::Error| e.to_string();
-    let capacity = settings.replay.capacity as usize;
-    let meta = checkpoint::read_meta(dir)?;
-    let board = BoardMeta::from(cfg);
-    if meta.board != board {
-        return Err(format!(
-            "{} holds a model for a {} board, but this scenario's board is {}: \
-                 use another `out`, or `resume: false` to start over",
-            out.display(),
-            meta.board,
-            board
-        ));
-    }
-    let grow = shape.grows_from(&meta.network);
-    if grow {
-        tracing::warn!(
-            "growing the network from {} to {} blocks; the new blocks start as identities",
-            meta.network.blocks,
-            shape.blocks
-        );
-    }
-    if meta.network != shape && !grow {
-        return Err(format!(
-            "{} holds a network of {} blocks × {} channels (value head {}), but `train.network` asks \
-                 for {} × {} ({}): use another `out`, or `resume: false` to start over",
-            out.display(),
-            meta.network.blocks,
-            meta.network.channels,
-            meta.network.value_hidden,
-            shape.blocks,
-            shape.channels,
-            shape.value_hidden
-        ));
-    }
-    let net = if grow {
-        Net::load_grown(shape, meta.network, &dir.join(MODEL_FILE), device)
-    } else {
-        Net::load(shape, &dir.join(MODEL_FILE), device)
-    }
-    .map_err(candle)?;
-    let mut opt =
-        AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay).map_err(candle)?;
-    if grow {
-        opt.load_grown(&net, &dir.join(OPTIMIZER_FILE), meta.optimizer_step)
-    } else {
-        opt.load(&net, &dir.join(OPTIMIZER_FILE), meta.optimizer_step)
-    }
-    .map_err(candle)?;
-    let replay = Replay::load(&dir.join(REPLAY_FILE), capacity)
-        .map_err(|e| format!("{}: {e}", dir.join(REPLAY_FILE).display()))?;
-    Ok((net, opt, replay, meta.metrics, meta.iteration))
-}
-
-/// A run from nothing: a new network from the run's seed (clearing the
-/// checkpoints of an earlier run when `resume: false`).
-fn start_fresh(
-    out: &Path,
-    shape: NetShape,
-    settings: &TrainSettings,
-    device: &candle_core::Device,
-    run_seed: u64,
-) -> Result<Trained, String> {
-    let candle = |e: candle_core::Error| e.to_string();
-    let capacity = settings.replay.capacity as usize;
-    if out.join("checkpoints").exists() && !settings.resume {
-        tracing::warn!("resume: false: starting over in {}", out.display());
-        std::fs::remove_dir_all(out.join("checkpoints")).map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
-    }
-    let net = Net::new(shape, seed::derive(run_seed, 0, seed::NET_INIT), device).map_err(candle)?;
-    let opt = AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay).map_err(candle)?;
-    Ok((net, opt, Replay::new(capacity), Vec::new(), 0))
 }
 
 /// Readies `layout`'s directory for `role`: one trainer per run (the lock,
