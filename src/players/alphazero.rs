@@ -20,7 +20,7 @@ use crate::az::mcts::{search_batched, NoProver, Prover, RootInfo, Tree};
 use crate::az::meta::BoardMeta;
 use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position};
 use crate::game::{Answer, BoardConfig};
-use crate::players::kinds::{budget_key, count_key, optional_path_key, Key, KeyType, KeyValue, KindKeys};
+use crate::players::keys::{budget_key, count_key, optional_path_key, Key, KeyType, KeyValue, KindKeys};
 use crate::players::model;
 use crate::players::{Strategy, TurnView};
 use crate::solver::{outcome_moves, Solver};

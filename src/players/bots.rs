@@ -1,7 +1,7 @@
 //! The simple in-process kinds and the search-backed ones, with the specs
 //! (keys and defaults) of `minimax` and `mcts`.
 
-use super::kinds::{count_key, Key, KindKeys};
+use super::keys::{count_key, Key, KindKeys};
 use super::{Strategy, TurnView};
 use crate::game::Answer;
 use crate::search::minimax::Minimax;

@@ -6,7 +6,7 @@
 //! group when the run ends or the game is abandoned: no process outlives
 //! the run.
 
-use super::kinds::{optional_path_key, Key, KeyType, KeyValue, KindKeys};
+use super::keys::{optional_path_key, Key, KeyType, KeyValue, KindKeys};
 use super::TurnView;
 use crate::game::colour_name;
 use crate::game::{Answer, Board};

@@ -20,11 +20,11 @@
 use super::alphazero::AlphaZeroSpec;
 use super::bots::{self, MctsSpec, MinimaxSpec};
 use super::external::ExternalSpec;
+use super::keys::Keyed;
+pub use super::keys::{Key, KeyType, KeyValue, KindKeys};
 use super::solver::{self, SolverSpec};
 use super::Strategy;
 use crate::game::BoardConfig;
-use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::Duration;
 
 /// A player kind, the tag of a [`KindSpec`]; [`PlayerKind::info`] is its
@@ -81,119 +81,8 @@ pub enum RunsAs {
     External,
 }
 
-/// The shape of a key's value, which decides how a scenario reads it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyType {
-    /// A whole number at least this large, at most `u32::MAX`.
-    Count(u32),
-    /// A whole number at least this large, at most `u64::MAX` (node budgets).
-    Count64(u64),
-    /// A non-empty string naming a file or directory.
-    Path,
-    /// One of these words.
-    Choice(&'static [&'static str]),
-    /// A non-empty list of strings: the program, then its arguments.
-    Command,
-    /// A mapping of environment variable names to strings.
-    Env,
-}
-
-/// A key's value once read.
-#[derive(Clone, Debug, PartialEq)]
-pub enum KeyValue {
-    Count(u32),
-    Count64(u64),
-    Path(PathBuf),
-    Word(String),
-    Command(Vec<String>),
-    Env(BTreeMap<String, String>),
-}
-
-/// A kind-specific key of spec type `S`: its name, type, and how it is
-/// stored in and read back from an `S` (the reading back serves `--resolved`).
-pub struct Key<S> {
-    pub name: &'static str,
-    pub ty: KeyType,
-    /// Stores a value of [`Key::ty`] (the parser guarantees the variant).
-    pub set: fn(&mut S, KeyValue),
-    /// The value in effect, `None` when unset and without a default.
-    pub get: fn(&S) -> Option<KeyValue>,
-}
-
-/// A kind's own keys, implemented by its spec type in the kind's module.
-pub trait KindKeys: Sized + 'static {
-    /// The keys beyond [`COMMON_KEYS`], in the order messages list them and
-    /// `--resolved` writes them.
-    const KEYS: &'static [Key<Self>];
-}
-
-/// A kind's spec seen through its keys, whatever its type.
-trait Keyed {
-    fn keys(&self) -> Vec<(&'static str, KeyType)>;
-    fn set(&mut self, name: &str, v: KeyValue);
-    fn values(&self) -> Vec<(&'static str, KeyValue)>;
-}
-
-impl<S: KindKeys> Keyed for S {
-    fn keys(&self) -> Vec<(&'static str, KeyType)> {
-        S::KEYS.iter().map(|k| (k.name, k.ty)).collect()
-    }
-
-    fn set(&mut self, name: &str, v: KeyValue) {
-        if let Some(k) = S::KEYS.iter().find(|k| k.name == name) {
-            (k.set)(self, v);
-        }
-    }
-
-    fn values(&self) -> Vec<(&'static str, KeyValue)> {
-        S::KEYS
-            .iter()
-            .filter_map(|k| (k.get)(self).map(|v| (k.name, v)))
-            .collect()
-    }
-}
-
 /// Keys every kind takes, besides `use` in scenario entries.
 pub const COMMON_KEYS: [&str; 3] = ["name", "kind", "move_time"];
-
-/// A key holding a whole number (`u32`) of at least `$min` in field `$field`.
-macro_rules! count_key {
-    ($name:literal, $field:ident, $min:literal) => {
-        $crate::players::kinds::Key {
-            name: $name,
-            ty: $crate::players::kinds::KeyType::Count($min),
-            set: |s, v| s.$field = v.count(),
-            get: |s| Some($crate::players::kinds::KeyValue::Count(s.$field)),
-        }
-    };
-}
-pub(crate) use count_key;
-
-/// A key holding a node budget (`u64`) of at least 1 in `Option` field `$field`.
-macro_rules! budget_key {
-    ($name:literal, $field:ident) => {
-        $crate::players::kinds::Key {
-            name: $name,
-            ty: $crate::players::kinds::KeyType::Count64(1),
-            set: |s, v| s.$field = Some(v.count64()),
-            get: |s| s.$field.map($crate::players::kinds::KeyValue::Count64),
-        }
-    };
-}
-pub(crate) use budget_key;
-
-/// A key naming a file or directory, stored in `Option` field `$field`.
-macro_rules! optional_path_key {
-    ($name:literal, $field:ident) => {
-        $crate::players::kinds::Key {
-            name: $name,
-            ty: $crate::players::kinds::KeyType::Path,
-            set: |s, v| s.$field = Some(v.path()),
-            get: |s| s.$field.clone().map($crate::players::kinds::KeyValue::Path),
-        }
-    };
-}
-pub(crate) use optional_path_key;
 
 /// A kind's registry entry: what every kind has, whatever its keys.
 pub struct KindInfo {
@@ -433,29 +322,6 @@ impl PlayerSpec {
     pub fn key_values(&self) -> Vec<(&'static str, KeyValue)> {
         self.kind.key_values()
     }
-}
-
-/// `KeyValue::$variant`'s contents; a key's setter is only ever given its
-/// own type's variant (the scenario parser reads by [`KeyType`]).
-macro_rules! unwrap_as {
-    ($($name:ident: $variant:ident => $ty:ty),* $(,)?) => {
-        impl KeyValue {
-            $(pub fn $name(self) -> $ty {
-                match self {
-                    KeyValue::$variant(x) => x,
-                    other => unreachable!("a {} key got {other:?}", stringify!($variant)),
-                }
-            })*
-        }
-    };
-}
-unwrap_as! {
-    count: Count => u32,
-    count64: Count64 => u64,
-    path: Path => PathBuf,
-    word: Word => String,
-    command: Command => Vec<String>,
-    env: Env => BTreeMap<String, String>,
 }
 
 /// Builds the strategy of an in-process kind. Kinds that do I/O (human,

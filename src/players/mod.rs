@@ -9,6 +9,7 @@ pub mod bots;
 pub mod external;
 pub mod human;
 pub mod judge;
+pub mod keys;
 pub mod kinds;
 pub mod model;
 pub mod solver;

@@ -12,7 +12,7 @@
 //! what makes the empty 6×7 board take a second instead of minutes. The
 //! book's moves are the solver's own, so a book never changes a game.
 
-use super::kinds::{budget_key, count_key, optional_path_key, Key, KindKeys};
+use super::keys::{budget_key, count_key, optional_path_key, Key, KindKeys};
 use crate::game::{Answer, BoardConfig};
 use crate::players::{Strategy, TurnView};
 use crate::search::minimax::Minimax;
