@@ -318,16 +318,24 @@ fn candle_rate(
     net.native_conv = native;
     let first = net.loss(x, p, z)?.0.to_scalar::<f32>()?;
     let mut opt = crate::az::network::AdamW::new(&net, 1e-3, 1e-4)?;
+    let rate = steps_per_second(steps, rounds, || {
+        let (l, _, _) = net.loss(x, p, z)?;
+        opt.step(&net, &l)
+    })?;
+    Ok((rate, first))
+}
+
+/// `step` run `steps` times a round: the median rate of `rounds` rounds.
+fn steps_per_second<E>(steps: usize, rounds: usize, mut step: impl FnMut() -> Result<(), E>) -> Result<f64, E> {
     let mut rates = Vec::new();
     for _ in 0..rounds {
         let t = Instant::now();
         for _ in 0..steps {
-            let (l, _, _) = net.loss(x, p, z)?;
-            opt.step(&net, &l)?;
+            step()?;
         }
         rates.push(steps as f64 / t.elapsed().as_secs_f64());
     }
-    Ok((median(&mut rates), first))
+    Ok(median(&mut rates))
 }
 
 /// The same through the hand-written CPU backward (what training uses on a
@@ -348,15 +356,11 @@ fn host_rate(
     let zs = z.to_vec1::<f32>()?;
     let batch = zs.len();
     let first = host.gradients(&xs, &ps, &zs, batch).0;
-    let mut rates = Vec::new();
-    for _ in 0..rounds {
-        let t = Instant::now();
-        for _ in 0..steps {
-            host.step(&xs, &ps, &zs, batch);
-        }
-        rates.push(steps as f64 / t.elapsed().as_secs_f64());
-    }
-    Ok((median(&mut rates), first.policy + first.value))
+    let rate = steps_per_second(steps, rounds, || {
+        host.step(&xs, &ps, &zs, batch);
+        Ok::<(), candle_core::Error>(())
+    })?;
+    Ok((rate, first.policy + first.value))
 }
 
 /// One self-play measurement.

@@ -152,6 +152,12 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
     }
 }
 
+/// Whether the trainer wrote DONE for at least `iterations` (a scenario
+/// asking for more means the run goes on: its trainer will say so).
+fn run_done(layout: &Layout, iterations: u32) -> bool {
+    done_at(layout).is_some_and(|n| n >= iterations)
+}
+
 /// One worker in a run: what it plays with and where its files go.
 struct Worker {
     settings: crate::scenario::train::TrainSettings,
@@ -181,7 +187,7 @@ impl Worker {
         let board = BoardMeta::from(sc.board);
         let out = layout.out.clone();
         let iterations = settings.iterations;
-        let done = || done_at(&layout).is_some_and(|n| n >= iterations);
+        let done = || run_done(&layout, iterations);
         let run = retry(&done, &name, json, MAX_RETRY, || {
             let run = layout.read_run().map_err(|_| {
                 format!(
@@ -247,10 +253,9 @@ impl Worker {
         &self.layout.out
     }
 
-    /// The trainer wrote DONE with the iterations it reached; a scenario
-    /// asking for more means the run goes on (its trainer will say so).
+    /// Whether the run is done for this worker's scenario ([`run_done`]).
     fn done(&self) -> bool {
-        done_at(&self.layout).is_some_and(|n| n >= self.settings.iterations)
+        run_done(&self.layout, self.settings.iterations)
     }
 
     fn say_done(&self) {
