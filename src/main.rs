@@ -218,7 +218,15 @@ fn init_logs(verbose: u8) {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logs(cli.verbose);
-    let code = match cli.command {
+    let code = exit_code(command(cli.command));
+    c4sim::players::external::kill_all_children();
+    let _ = std::io::stdout().flush();
+    ExitCode::from(code)
+}
+
+/// Runs one command; how it ended becomes the exit code in [`exit_code`].
+fn command(command: Command) -> Result<(), ModeError> {
+    match command {
         Command::Run { file, flags } => run(&file, flags),
         Command::Web {
             bind,
@@ -226,23 +234,18 @@ fn main() -> ExitCode {
             board,
             seed,
         } => web(bind, &player, &board, seed),
-        Command::Report { file, json } => match scenario::load(&file) {
-            Ok(sc) if sc.mode == Mode::Tournament => exit_code(c4sim::tournament::shard::report_command(&sc, json)),
-            Ok(_) => {
-                eprintln!("{}: `c4sim report` takes a `mode: tournament` scenario", file.display());
-                2
-            }
-            Err(e) => {
-                eprintln!("{e}");
-                2
-            }
+        Command::Report { file, json } => match scenario::load(&file)? {
+            sc if sc.mode == Mode::Tournament => c4sim::tournament::shard::report_command(&sc, json),
+            _ => Err(ModeError::Usage(format!(
+                "{}: `c4sim report` takes a `mode: tournament` scenario",
+                file.display()
+            ))),
         },
-        Command::Validate { file, resolved } => match scenario::load(&file) {
-            Ok(sc) if resolved => {
+        Command::Validate { file, resolved } => {
+            let sc = scenario::load(&file)?;
+            if resolved {
                 print!("{}", scenario::resolved::to_yaml(&sc));
-                0
-            }
-            Ok(sc) => {
+            } else {
                 println!(
                     "{}: ok — {} mode, {} players, board {}",
                     file.display(),
@@ -250,13 +253,9 @@ fn main() -> ExitCode {
                     sc.players.len(),
                     sc.board
                 );
-                0
             }
-            Err(e) => {
-                eprintln!("{e}");
-                2
-            }
-        },
+            Ok(())
+        }
         Command::Analyze { player, board, seed } => analyze(&player, &board, seed),
         Command::Bench { what } => bench(what),
         Command::Book {
@@ -278,17 +277,21 @@ fn main() -> ExitCode {
                 save_every: std::time::Duration::from_secs(save_every),
                 threads,
             };
-            bench_exit(c4sim::book::build_book(&o, &mut std::io::stderr()).map(|_| ()))
+            c4sim::book::build_book(&o, &mut std::io::stderr())
+                .map(drop)
+                .map_err(usage)
         }
         Command::Serve(args) => match args.web {
-            None => exit_code(c4sim::net::cli::serve(&args)),
-            Some(bind) => exit_code(serve_watched(&args, bind)),
+            None => c4sim::net::cli::serve(&args),
+            Some(bind) => serve_watched(args.config().map_err(usage)?, bind),
         },
-        Command::Join(args) => exit_code(c4sim::net::cli::join(&args)),
-    };
-    c4sim::players::external::kill_all_children();
-    let _ = std::io::stdout().flush();
-    ExitCode::from(code)
+        Command::Join(args) => c4sim::net::cli::join(&args),
+    }
+}
+
+/// A command's bad argument, said as `error: …` (exit code 2).
+fn usage(e: impl std::fmt::Display) -> ModeError {
+    ModeError::Usage(format!("error: {e}"))
 }
 
 /// `c4sim run`'s flags beside the file.
@@ -324,19 +327,10 @@ struct RunFlags {
     web: Option<std::net::SocketAddr>,
 }
 
-fn run(file: &std::path::Path, flags: RunFlags) -> u8 {
-    let mut sc = match scenario::load(file) {
-        Ok(sc) => sc,
-        Err(e) => {
-            eprintln!("{e}");
-            return 2;
-        }
-    };
-    if let Err(why) = apply_run_flags(&mut sc, &flags) {
-        eprintln!("{}: {why}", file.display());
-        return 2;
-    }
-    exit_code(run_scenario(&sc, flags))
+fn run(file: &std::path::Path, flags: RunFlags) -> Result<(), ModeError> {
+    let mut sc = scenario::load(file)?;
+    apply_run_flags(&mut sc, &flags).map_err(|why| ModeError::Usage(format!("{}: {why}", file.display())))?;
+    run_scenario(&sc, flags)
 }
 
 /// Checks that `flags` fit the scenario's mode and applies `--out`; the
@@ -406,18 +400,15 @@ fn run_scenario(sc: &Scenario, flags: RunFlags) -> Result<(), ModeError> {
         },
         Mode::Serve => match web {
             None => c4sim::net::run_serve(sc, json),
-            Some(bind) => c4sim::web::watch_in_thread(bind, "Lobby matches".into(), "lobby", None)
-                .map_err(ModeError::Failed)
-                .and_then(|(addr, sink)| {
-                    eprintln!("Watch the lobby's matches at http://{addr}/#watch");
-                    let cfg = c4sim::net::server::ServeConfig {
-                        settings: sc.server.clone().unwrap_or_default(),
-                        max_invalid: sc.limits.max_invalid_moves,
-                        seed: sc.seed,
-                        json,
-                    };
-                    c4sim::net::server::serve_watched(cfg, vec![sink])
-                }),
+            Some(bind) => serve_watched(
+                c4sim::net::server::ServeConfig {
+                    settings: sc.server.clone().unwrap_or_default(),
+                    max_invalid: sc.limits.max_invalid_moves,
+                    seed: sc.seed,
+                    json,
+                },
+                bind,
+            ),
         },
         Mode::Join => c4sim::net::run_join(sc, json),
         Mode::Web => c4sim::web::run_web(sc),
@@ -430,7 +421,7 @@ fn exit_code(r: Result<(), ModeError>) -> u8 {
     match r {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("{}", e.message());
+            eprintln!("{e}");
             match e {
                 ModeError::Usage(_) => 2,
                 ModeError::Failed(_) => 1,
@@ -447,91 +438,63 @@ fn run_match_mode(sc: &scenario::Scenario, json: bool) -> Result<(), ModeError> 
     })
 }
 
-/// `c4sim serve --web ADDR`: the lobby server, its matches shown on a page.
-fn serve_watched(args: &c4sim::net::cli::ServeArgs, bind: std::net::SocketAddr) -> Result<(), ModeError> {
-    let cfg = args.config().map_err(|e| ModeError::Usage(format!("error: {e}")))?;
+/// `serve --web ADDR` and a `mode: serve` scenario run with `--web ADDR`:
+/// the lobby server, its matches shown on a page.
+fn serve_watched(cfg: c4sim::net::server::ServeConfig, bind: std::net::SocketAddr) -> Result<(), ModeError> {
     let (addr, sink) =
         c4sim::web::watch_in_thread(bind, "Lobby matches".into(), "lobby", None).map_err(ModeError::Failed)?;
     eprintln!("Watch the lobby's matches at http://{addr}/#watch");
     c4sim::net::server::serve_watched(cfg, vec![sink])
 }
 
-/// `--player SPEC` and `--board RxCxW` of `web` and `analyze`, or exit code 2
-/// after saying what is wrong.
-fn player_on_board(player: &str, board: &str) -> Result<(c4sim::players::PlayerSpec, BoardConfig), u8> {
-    let cfg = BoardConfig::parse_compact(board).map_err(|e| {
-        eprintln!("--board: {e}");
-        2u8
-    })?;
-    let spec = scenario::parse_player_spec(player).map_err(|e| {
-        eprintln!("{e}");
-        2u8
-    })?;
+/// `--player SPEC` and `--board RxCxW` of `web` and `analyze`.
+fn player_on_board(player: &str, board: &str) -> Result<(c4sim::players::PlayerSpec, BoardConfig), ModeError> {
+    let cfg = BoardConfig::parse_compact(board).map_err(|e| ModeError::Usage(format!("--board: {e}")))?;
+    let spec = scenario::parse_player_spec(player)?;
     Ok((spec, cfg))
 }
 
 /// `c4sim web`: the flags make the one player and board of a `mode: web` run.
-fn web(bind: std::net::SocketAddr, player: &str, board: &str, seed: u64) -> u8 {
-    let (spec, cfg) = match player_on_board(player, board) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+fn web(bind: std::net::SocketAddr, player: &str, board: &str, seed: u64) -> Result<(), ModeError> {
+    let (spec, cfg) = player_on_board(player, board)?;
     let opponent = c4sim::web::play::Opponent {
         spec,
         cfg,
         seed,
         move_time: scenario::DEFAULT_MOVE_TIME,
     };
-    exit_code(c4sim::web::serve_play(bind, opponent))
+    c4sim::web::serve_play(bind, opponent)
 }
 
-fn analyze(player: &str, board: &str, seed: u64) -> u8 {
-    let (spec, cfg) = match player_on_board(player, board) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
-    let mut strategy = match c4sim::analyze::analyzer(&spec, seed).and_then(|s| s.fits(cfg).map(|()| s)) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    match c4sim::analyze::run(
+fn analyze(player: &str, board: &str, seed: u64) -> Result<(), ModeError> {
+    let (spec, cfg) = player_on_board(player, board)?;
+    let mut strategy = c4sim::analyze::analyzer(&spec, seed)
+        .and_then(|s| s.fits(cfg).map(|()| s))
+        .map_err(usage)?;
+    c4sim::analyze::run(
         strategy.as_mut(),
         cfg,
         std::io::stdin().lock(),
         std::io::stdout().lock(),
-    ) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("error: {e}");
-            1
-        }
-    }
+    )
+    .map_err(|e| ModeError::Failed(e.to_string()))
 }
 
-fn bench(what: BenchWhat) -> u8 {
+fn bench(what: BenchWhat) -> Result<(), ModeError> {
     match what {
         BenchWhat::Lobby(args) => c4sim::net::bench::run(&args),
         BenchWhat::Accuracy(args) => c4sim::bench::accuracy::run(&args),
-        BenchWhat::Ingest(args) => bench_exit(c4sim::bench::ingest::run(&args)),
-        BenchWhat::Solver(o) => {
-            bench_exit(c4sim::bench::solver::solver_bench(&o, &mut std::io::stdout()).map_err(|e| e.to_string()))
-        }
+        BenchWhat::Ingest(args) => c4sim::bench::ingest::run(&args).map_err(usage),
+        BenchWhat::Solver(o) => c4sim::bench::solver::solver_bench(&o, &mut std::io::stdout()).map_err(usage),
         BenchWhat::Minimax {
             depth,
             positions,
             baseline,
         } => {
             let pos = c4sim::bench::minimax::midgame_positions(positions, 2024);
-            match c4sim::bench::minimax::minimax_bench(depth, &pos, baseline, &mut std::io::stdout()) {
-                Ok(_) => 0,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    1
-                }
-            }
+            c4sim::bench::minimax::minimax_bench(depth, &pos, baseline, &mut std::io::stdout())
+                .map(drop)
+                .map_err(|e| ModeError::Failed(e.to_string()))
         }
         BenchWhat::Tournament { games, rounds } => bench_tournament(games, rounds),
         BenchWhat::Inference {
@@ -541,21 +504,14 @@ fn bench(what: BenchWhat) -> u8 {
             rounds,
             seconds,
             torch,
-        } => bench_exit(bench_inference(
-            &nets,
-            &batches,
-            &board,
-            rounds,
-            seconds,
-            torch.as_deref(),
-        )),
+        } => bench_inference(&nets, &batches, &board, rounds, seconds, torch.as_deref()).map_err(usage),
         BenchWhat::Train {
             nets,
             board,
             batch,
             steps,
             rounds,
-        } => bench_exit(bench_train(&nets, &board, batch, steps, rounds)),
+        } => bench_train(&nets, &board, batch, steps, rounds).map_err(usage),
         BenchWhat::Selfplay {
             net,
             board,
@@ -563,20 +519,15 @@ fn bench(what: BenchWhat) -> u8 {
             simulations,
             concurrent,
             rounds,
-        } => bench_exit(bench_selfplay(&net, &board, games, simulations, concurrent, rounds)),
+        } => bench_selfplay(&net, &board, games, simulations, concurrent, rounds).map_err(usage),
         BenchWhat::Search {
             model,
             simulations,
             rounds,
         } => {
             let cores = c4sim::util::cores();
-            bench_exit(c4sim::bench::az::search_bench(
-                &model,
-                simulations.max(1),
-                cores,
-                rounds.max(1),
-                &mut std::io::stdout(),
-            ))
+            c4sim::bench::az::search_bench(&model, simulations.max(1), cores, rounds.max(1), &mut std::io::stdout())
+                .map_err(usage)
         }
         BenchWhat::Referee { games, rounds } => bench_referee(games, rounds),
     }
@@ -584,7 +535,7 @@ fn bench(what: BenchWhat) -> u8 {
 
 /// `c4sim bench tournament`: the engine against a plain loop, medians of
 /// `rounds`; fails if any way played other games.
-fn bench_tournament(games: u64, rounds: usize) -> u8 {
+fn bench_tournament(games: u64, rounds: usize) -> Result<(), ModeError> {
     let runs: Vec<_> = (0..rounds)
         .map(|_| c4sim::bench::referee::tournament_bench(games, &[1, 2]))
         .collect();
@@ -610,15 +561,17 @@ fn bench_tournament(games: u64, rounds: usize) -> u8 {
     let same = runs.iter().all(|r| r.same_games);
     println!("  same games every way: {same}");
     if same {
-        0
+        Ok(())
     } else {
-        1
+        Err(ModeError::Failed(
+            "the engine and the plain loop played different games".into(),
+        ))
     }
 }
 
 /// `c4sim bench referee`: the actors against a plain loop; fails if the
 /// games differ.
-fn bench_referee(games: u64, rounds: usize) -> u8 {
+fn bench_referee(games: u64, rounds: usize) -> Result<(), ModeError> {
     println!("random vs random on 7×6, {games} games per round, {rounds} rounds (medians):");
     let r = c4sim::bench::referee::referee_bench(games, rounds);
     println!(
@@ -634,9 +587,11 @@ fn bench_referee(games: u64, rounds: usize) -> u8 {
         r.ratio, r.same_games
     );
     if r.same_games {
-        0
+        Ok(())
     } else {
-        1
+        Err(ModeError::Failed(
+            "the actors and the plain loop played different games".into(),
+        ))
     }
 }
 
@@ -705,17 +660,6 @@ fn bench_train(nets: &[String], board: &str, batch: usize, steps: usize, rounds:
         rounds.max(1),
         &mut std::io::stdout(),
     )
-}
-
-/// The exit code of a bench that can fail on its arguments.
-fn bench_exit(r: Result<(), String>) -> u8 {
-    match r {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("error: {e}");
-            2
-        }
-    }
 }
 
 /// `--board ROWSxCOLSxWIN` and `--nets BLOCKSxCHANNELS,...` of the AlphaZero benches.

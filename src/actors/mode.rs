@@ -5,31 +5,31 @@
 
 use std::future::Future;
 
-/// How a mode ended when it did not simply finish.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How a mode (or any command) ended when it did not simply finish; its
+/// `Display` is what a person reads on standard error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModeError {
     /// A bad scenario, usage or input found before anything ran (exit 2).
+    #[error("{0}")]
     Usage(String),
     /// A failure while running (exit 1).
+    #[error("error: {0}")]
     Failed(String),
     /// Ctrl-C (exit 130); the message says what was kept.
+    #[error("\n{0}")]
     Interrupted(String),
-}
-
-impl ModeError {
-    /// What a person reads on standard error.
-    pub fn message(&self) -> String {
-        match self {
-            ModeError::Usage(m) => m.clone(),
-            ModeError::Failed(m) => format!("error: {m}"),
-            ModeError::Interrupted(m) => format!("\n{m}"),
-        }
-    }
 }
 
 impl From<String> for ModeError {
     fn from(m: String) -> Self {
         ModeError::Failed(m)
+    }
+}
+
+/// A scenario that does not load is bad usage, said with its location.
+impl From<crate::scenario::ScenarioError> for ModeError {
+    fn from(e: crate::scenario::ScenarioError) -> Self {
+        ModeError::Usage(e.to_string())
     }
 }
 
@@ -68,7 +68,7 @@ mod tests {
         assert_eq!(run_mode(async { Ok::<_, ModeError>(7) }, String::new), Ok(7));
         let e = run_mode(async { Err::<(), _>(ModeError::Usage("bad".into())) }, String::new);
         assert_eq!(e, Err(ModeError::Usage("bad".into())));
-        assert_eq!(ModeError::from("x".to_string()).message(), "error: x");
+        assert_eq!(ModeError::from("x".to_string()).to_string(), "error: x");
     }
 
     #[test]

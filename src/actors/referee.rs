@@ -44,17 +44,7 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
         Game::new(msg.cfg, n, msg.max_invalid)
     });
     let names: Vec<String> = msg.seats.iter().map(|s| s.name.clone()).collect();
-    for (seat, s) in msg.seats.iter().enumerate() {
-        let _ = s
-            .player
-            .new_game
-            .send(NewGame {
-                game: msg.game,
-                seat,
-                seed: seed::derive(msg.seed, msg.game, seat as u64),
-            })
-            .await;
-    }
+    start_players(&msg).await;
     let has_sinks = !msg.sinks.is_empty();
     if has_sinks {
         emit(
@@ -80,90 +70,11 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
         let view = TurnView::of(&game, msg.game, seat, &msg.letters, refusal.take());
         let s = &msg.seats[seat];
         let asked = Instant::now();
-        let request = s.player.turn.send(YourTurn(view));
-        let reply = match s.move_time {
-            None => Some(request.await),
-            Some(limit) => match tokio::time::timeout(limit, request).await {
-                Ok(r) => Some(r),
-                Err(_) => {
-                    s.player.abandon.do_send(Abandon);
-                    None
-                }
-            },
-        };
+        let reply = ask(s, view).await;
         thought[seat] += asked.elapsed();
         turns[seat] += 1;
-        let mut note = None;
-        let step = match reply {
-            None => game.eliminate(seat, EndReason::Timeout),
-            Some(Err(_)) => game.eliminate(seat, EndReason::Forfeit),
-            Some(Ok(Reply::Gone(why))) => {
-                tracing::info!("{} forfeits: {why}", s.name);
-                game.eliminate(seat, EndReason::Forfeit)
-            }
-            Some(Ok(Reply::Resign)) => {
-                tracing::info!("{} resigns", s.name);
-                game.resign(seat)
-            }
-            Some(Ok(Reply::Answer(a))) => game.submit(a),
-            Some(Ok(Reply::Thinking(a, n))) => {
-                note = Some(n);
-                game.submit(a)
-            }
-        };
-        if !has_sinks {
-            if let Step::Illegal { reason, .. } = step {
-                refusal = Some(reason);
-            }
-            continue;
-        }
-        match step {
-            Step::Moved { seat, col, row } => {
-                let next = game.to_move().map(|t| (t, names[t].clone()));
-                let ev = GameEvent::Moved {
-                    game: msg.game,
-                    seat,
-                    name: names[seat].clone(),
-                    col,
-                    row,
-                    number: game.moves().len(),
-                    board: game.board().clone(),
-                    next,
-                    note,
-                };
-                emit(&msg.sinks, ev).await;
-            }
-            Step::Illegal {
-                seat,
-                reason,
-                tries_left,
-            } => {
-                let ev = GameEvent::Illegal {
-                    game: msg.game,
-                    seat,
-                    name: names[seat].clone(),
-                    refusal: reason.clone(),
-                    tries_left,
-                };
-                emit(&msg.sinks, ev).await;
-                refusal = Some(reason);
-            }
-            Step::Eliminated { seat, reason } => {
-                if !game.is_over() {
-                    emit(
-                        &msg.sinks,
-                        GameEvent::Out {
-                            game: msg.game,
-                            seat,
-                            name: names[seat].clone(),
-                            reason,
-                            resigned: game.has_resigned(seat),
-                        },
-                    )
-                    .await;
-                }
-            }
-        }
+        let (step, note) = apply_reply(&mut game, seat, s, reply);
+        refusal = report_step(&msg, &names, &game, step, note).await;
     }
     let outcome = game.outcome().cloned().expect("loop ends when the game is over");
     let record = GameRecord {
@@ -179,14 +90,7 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
         think_ms: thought.iter().map(|d| (d.as_micros() as u64 + 500) / 1000).collect(),
         turns,
     };
-    for (seat, s) in msg.seats.iter().enumerate() {
-        let ended = GameEnded {
-            result: record.result_of(seat),
-            reason: record.reason_for(seat),
-        };
-        // Bounded: a search still running after a timeout must not hold up the run.
-        let _ = tokio::time::timeout(Duration::from_secs(2), s.player.ended.send(ended)).await;
-    }
+    tell_results(&msg, &record).await;
     if has_sinks {
         emit(
             &msg.sinks,
@@ -198,4 +102,145 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
         .await;
     }
     record
+}
+
+/// Tells every seat's player that a game begins, in which seat and with
+/// which seed (derived from the game's, so every game replays exactly).
+async fn start_players(msg: &PlayGame) {
+    for (seat, s) in msg.seats.iter().enumerate() {
+        let _ = s
+            .player
+            .new_game
+            .send(NewGame {
+                game: msg.game,
+                seat,
+                seed: seed::derive(msg.seed, msg.game, seat as u64),
+            })
+            .await;
+    }
+}
+
+/// Asks one seat for its move and waits at most its move time; `None`
+/// when the time ran out (the player is told to drop the question), an
+/// error when the player's actor is gone.
+async fn ask(s: &Seat, view: TurnView) -> Option<Result<Reply, MailboxError>> {
+    let request = s.player.turn.send(YourTurn(view));
+    match s.move_time {
+        None => Some(request.await),
+        Some(limit) => match tokio::time::timeout(limit, request).await {
+            Ok(r) => Some(r),
+            Err(_) => {
+                s.player.abandon.do_send(Abandon);
+                None
+            }
+        },
+    }
+}
+
+/// Plays a seat's reply (or its silence) on the game: a move, a refusal,
+/// a resignation, or TIMEOUT/FORFEIT; with the player's note on its move.
+fn apply_reply(
+    game: &mut Game,
+    seat: usize,
+    s: &Seat,
+    reply: Option<Result<Reply, MailboxError>>,
+) -> (Step, Option<String>) {
+    let mut note = None;
+    let step = match reply {
+        None => game.eliminate(seat, EndReason::Timeout),
+        Some(Err(_)) => game.eliminate(seat, EndReason::Forfeit),
+        Some(Ok(Reply::Gone(why))) => {
+            tracing::info!("{} forfeits: {why}", s.name);
+            game.eliminate(seat, EndReason::Forfeit)
+        }
+        Some(Ok(Reply::Resign)) => {
+            tracing::info!("{} resigns", s.name);
+            game.resign(seat)
+        }
+        Some(Ok(Reply::Answer(a))) => game.submit(a),
+        Some(Ok(Reply::Thinking(a, n))) => {
+            note = Some(n);
+            game.submit(a)
+        }
+    };
+    (step, note)
+}
+
+/// Sends the event for one step to the sinks (none when there are no
+/// sinks, or when an elimination ended the game: `Over` says it); returns
+/// the refusal to show the same seat with its next question.
+async fn report_step(
+    msg: &PlayGame,
+    names: &[String],
+    game: &Game,
+    step: Step,
+    note: Option<String>,
+) -> Option<Refusal> {
+    if msg.sinks.is_empty() {
+        if let Step::Illegal { reason, .. } = step {
+            return Some(reason);
+        }
+        return None;
+    }
+    match step {
+        Step::Moved { seat, col, row } => {
+            let next = game.to_move().map(|t| (t, names[t].clone()));
+            let ev = GameEvent::Moved {
+                game: msg.game,
+                seat,
+                name: names[seat].clone(),
+                col,
+                row,
+                number: game.moves().len(),
+                board: game.board().clone(),
+                next,
+                note,
+            };
+            emit(&msg.sinks, ev).await;
+        }
+        Step::Illegal {
+            seat,
+            reason,
+            tries_left,
+        } => {
+            let ev = GameEvent::Illegal {
+                game: msg.game,
+                seat,
+                name: names[seat].clone(),
+                refusal: reason.clone(),
+                tries_left,
+            };
+            emit(&msg.sinks, ev).await;
+            return Some(reason);
+        }
+        Step::Eliminated { seat, reason } => {
+            if !game.is_over() {
+                emit(
+                    &msg.sinks,
+                    GameEvent::Out {
+                        game: msg.game,
+                        seat,
+                        name: names[seat].clone(),
+                        reason,
+                        resigned: game.has_resigned(seat),
+                    },
+                )
+                .await;
+            }
+        }
+    }
+    None
+}
+
+/// Tells every seat's player its own result and why, in seat order (an
+/// external program passes it on as its `GAME_OVER` line).
+async fn tell_results(msg: &PlayGame, record: &GameRecord) {
+    for (seat, s) in msg.seats.iter().enumerate() {
+        let ended = GameEnded {
+            result: record.result_of(seat),
+            reason: record.reason_for(seat),
+        };
+        // Bounded: a search still running after a timeout must not hold up the run.
+        let _ = tokio::time::timeout(Duration::from_secs(2), s.player.ended.send(ended)).await;
+    }
 }

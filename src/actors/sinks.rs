@@ -1,6 +1,7 @@
 //! Where game events go: the terminal renderer and the `--json` writer.
 
 use super::messages::GameEvent;
+use crate::record::{GameRecord, Tally};
 use crate::render::Look;
 use crate::scenario::RenderStyle;
 use actix::prelude::*;
@@ -89,40 +90,43 @@ impl Renderer {
             } => {
                 format!("{}\n", look.out_line(*seat, name, *reason, *resigned))
             }
-            GameEvent::Over { record, .. } if quiet => {
-                format!(
-                    "Game {}: {}\n",
-                    record.game,
-                    look.game_over(&record.outcome, &record.players, record.moves.len())
-                )
-            }
-            GameEvent::Over { record, .. } => {
-                format!(
-                    "{}\n",
-                    look.game_over(&record.outcome, &record.players, record.moves.len())
-                )
-            }
-            GameEvent::Summary { tallies } => {
-                let games = tallies.iter().map(|t| t.games()).max().unwrap_or(0);
-                let mut s = format!("\nSummary after {games} game{}:\n", if games == 1 { "" } else { "s" });
-                let width = tallies.iter().map(|t| t.name.chars().count()).max().unwrap_or(0);
-                for t in tallies {
-                    s.push_str(&format!(
-                        "  {:<width$}  {} win{}, {} draw{}, {} loss{}  (score {:.1}%)\n",
-                        t.name,
-                        t.wins,
-                        if t.wins == 1 { "" } else { "s" },
-                        t.draws,
-                        if t.draws == 1 { "" } else { "s" },
-                        t.losses,
-                        if t.losses == 1 { "" } else { "es" },
-                        100.0 * t.score()
-                    ));
-                }
-                s
-            }
+            GameEvent::Over { record, .. } => over_text(&look, record, quiet),
+            GameEvent::Summary { tallies } => summary_text(tallies),
         }
     }
+}
+
+/// The line that closes a game; under `render: none` it carries the game's
+/// number, since no board or intro came before it to say which game it was.
+fn over_text(look: &Look, record: &GameRecord, quiet: bool) -> String {
+    let over = look.game_over(&record.outcome, &record.players, record.moves.len());
+    if quiet {
+        format!("Game {}: {over}\n", record.game)
+    } else {
+        format!("{over}\n")
+    }
+}
+
+/// The end-of-run table, one line a player with its wins, draws, losses
+/// and score; shown in every style, `none` included.
+fn summary_text(tallies: &[Tally]) -> String {
+    let games = tallies.iter().map(|t| t.games()).max().unwrap_or(0);
+    let mut s = format!("\nSummary after {games} game{}:\n", if games == 1 { "" } else { "s" });
+    let width = tallies.iter().map(|t| t.name.chars().count()).max().unwrap_or(0);
+    for t in tallies {
+        s.push_str(&format!(
+            "  {:<width$}  {} win{}, {} draw{}, {} loss{}  (score {:.1}%)\n",
+            t.name,
+            t.wins,
+            if t.wins == 1 { "" } else { "s" },
+            t.draws,
+            if t.draws == 1 { "" } else { "s" },
+            t.losses,
+            if t.losses == 1 { "" } else { "es" },
+            100.0 * t.score()
+        ));
+    }
+    s
 }
 
 impl Handler<GameEvent> for Renderer {

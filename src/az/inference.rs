@@ -466,12 +466,13 @@ mod tests {
     #[test]
     fn folded_path_matches_candle() {
         let dev = Device::Cpu;
+        let (rows, cols, blocks, channels, value_hidden) = (6, 7, 2, 16, 32);
         let shape = NetShape {
-            rows: 6,
-            cols: 7,
-            blocks: 2,
-            channels: 16,
-            value_hidden: 32,
+            rows,
+            cols,
+            blocks,
+            channels,
+            value_hidden,
         };
         let net = Net::new(shape, 9, &dev).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(1);

@@ -323,38 +323,44 @@ impl Net {
         if self.native_conv {
             return self.forward_native(x, train);
         }
-        let relu = |t: Tensor| t.relu();
-        let mut h = relu(self.stem.forward(x, train)?)?;
-        for (a, b) in &self.blocks {
-            let y = relu(a.forward(&h, train)?)?;
-            let y = b.forward(&y, train)?;
-            h = relu((y + &h)?)?;
-        }
+        let h = self.tower(x, |c, t| c.forward(t, train))?;
         let n = h.dim(0)?;
         let hw = self.shape.cells();
-        let p = relu(self.p_conv.forward(&h, train)?)?.reshape((n, hw * POLICY_FILTERS))?;
-        let v = relu(self.v_conv.forward(&h, train)?)?.reshape((n, hw))?;
+        let p = self
+            .p_conv
+            .forward(&h, train)?
+            .relu()?
+            .reshape((n, hw * POLICY_FILTERS))?;
+        let v = self.v_conv.forward(&h, train)?.relu()?.reshape((n, hw))?;
         self.dense_heads(&p, &v, n)
     }
 
     /// [`Net::forward`] with candle's `conv2d` on channels-first tensors.
     fn forward_native(&self, x: &Tensor, train: bool) -> Result<(Tensor, Tensor)> {
-        let relu = |t: Tensor| t.relu();
         let x = x.permute((0, 3, 1, 2))?.contiguous()?;
-        let mut h = relu(self.stem.forward_nchw(&x, train)?)?;
-        for (a, b) in &self.blocks {
-            let y = relu(a.forward_nchw(&h, train)?)?;
-            let y = b.forward_nchw(&y, train)?;
-            h = relu((y + &h)?)?;
-        }
+        let h = self.tower(&x, |c, t| c.forward_nchw(t, train))?;
         let n = h.dim(0)?;
         let hw = self.shape.cells();
         // Flatten in the pixels-major order the weights are stored in.
-        let p = relu(self.p_conv.forward_nchw(&h, train)?)?
+        let p = self
+            .p_conv
+            .forward_nchw(&h, train)?
+            .relu()?
             .permute((0, 2, 3, 1))?
             .reshape((n, hw * POLICY_FILTERS))?;
-        let v = relu(self.v_conv.forward_nchw(&h, train)?)?.reshape((n, hw))?;
+        let v = self.v_conv.forward_nchw(&h, train)?.relu()?.reshape((n, hw))?;
         self.dense_heads(&p, &v, n)
+    }
+
+    /// The stem and the residual blocks, in either convolution path's
+    /// layout (`conv` is that path's convolution + batch norm).
+    fn tower(&self, x: &Tensor, conv: impl Fn(&ConvBn, &Tensor) -> Result<Tensor>) -> Result<Tensor> {
+        let mut h = conv(&self.stem, x)?.relu()?;
+        for (a, b) in &self.blocks {
+            let y = conv(b, &conv(a, &h)?.relu()?)?;
+            h = (y + &h)?.relu()?;
+        }
+        Ok(h)
     }
 
     /// The heads' dense layers, shared by both convolution paths: the
@@ -794,20 +800,15 @@ mod tests {
         let wt = Tensor::from_vec(weights, (n * h * w, 9 * c), &dev).unwrap();
         let g1 = (fast * &wt).unwrap().sum_all().unwrap().backward().unwrap();
         let g2 = (slow * &wt).unwrap().sum_all().unwrap().backward().unwrap();
-        let a = g1
-            .get(x.as_tensor())
-            .unwrap()
-            .flatten_all()
-            .unwrap()
-            .to_vec1::<f32>()
-            .unwrap();
-        let b = g2
-            .get(x.as_tensor())
-            .unwrap()
-            .flatten_all()
-            .unwrap()
-            .to_vec1::<f32>()
-            .unwrap();
+        let grad_of_x = |g: candle_core::backprop::GradStore| {
+            g.get(x.as_tensor())
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .to_vec1::<f32>()
+                .unwrap()
+        };
+        let (a, b) = (grad_of_x(g1), grad_of_x(g2));
         for (u, v) in a.iter().zip(&b) {
             assert!((u - v).abs() < 1e-5, "{u} vs {v}");
         }

@@ -28,6 +28,7 @@
 //! moves in [`crate::players::judge`], so training's `eval.accuracy`
 //! shares them.
 
+use crate::actors::mode::ModeError;
 use crate::game::openings::move_string;
 use crate::game::Board;
 use crate::players::judge::play_all;
@@ -411,20 +412,11 @@ pub fn to_json(
     })
 }
 
-/// `c4sim bench accuracy`: the exit code (0 done, 1 failed, 2 bad usage).
-pub fn run(args: &AccuracyArgs) -> u8 {
-    match run_inner(args) {
-        Ok(()) => 0,
-        Err((code, e)) => {
-            eprintln!("error: {e}");
-            code
-        }
-    }
-}
-
-fn run_inner(args: &AccuracyArgs) -> Result<(), (u8, String)> {
-    let usage = |e: String| (2u8, e);
-    let failed = |e: String| (1u8, e);
+/// `c4sim bench accuracy`: bad arguments are [`ModeError::Usage`], a failure
+/// while measuring [`ModeError::Failed`].
+pub fn run(args: &AccuracyArgs) -> Result<(), ModeError> {
+    let usage = |e: String| ModeError::Usage(format!("error: {e}"));
+    let failed = ModeError::Failed;
     if args.make_sets {
         let made = make_sets(
             &GROUPS,

@@ -280,10 +280,18 @@ pub fn train_bench(
             .ok()
             .and_then(|t| t.parse().ok())
             .unwrap_or_else(crate::util::cores);
+        let work = TrainWork {
+            shape,
+            x: &x,
+            p: &p,
+            z: &z,
+            steps,
+            rounds,
+        };
         let results = [
-            candle_rate(shape, &x, &p, &z, false, steps, rounds).map_err(e)?,
-            candle_rate(shape, &x, &p, &z, true, steps, rounds).map_err(e)?,
-            host_rate(shape, &x, &p, &z, threads, steps, rounds).map_err(e)?,
+            candle_rate(&work, false).map_err(e)?,
+            candle_rate(&work, true).map_err(e)?,
+            host_rate(&work, threads).map_err(e)?,
         ];
         writeln!(
             out,
@@ -303,17 +311,29 @@ pub fn train_bench(
     Ok(())
 }
 
-/// Training steps per second through candle (its conv2d when `native`,
-/// else unfold + matmul), median of `rounds`, and the first step's loss.
-fn candle_rate(
+/// One training-speed measurement's work: a network shape, one batch
+/// (planes, policy and value targets), and how many steps and rounds.
+#[derive(Clone, Copy)]
+struct TrainWork<'a> {
     shape: NetShape,
-    x: &candle_core::Tensor,
-    p: &candle_core::Tensor,
-    z: &candle_core::Tensor,
-    native: bool,
+    x: &'a candle_core::Tensor,
+    p: &'a candle_core::Tensor,
+    z: &'a candle_core::Tensor,
     steps: usize,
     rounds: usize,
-) -> candle_core::Result<(f64, f32)> {
+}
+
+/// Training steps per second through candle (its conv2d when `native`,
+/// else unfold + matmul), median of `rounds`, and the first step's loss.
+fn candle_rate(w: &TrainWork, native: bool) -> candle_core::Result<(f64, f32)> {
+    let TrainWork {
+        shape,
+        x,
+        p,
+        z,
+        steps,
+        rounds,
+    } = *w;
     let mut net = Net::new(shape, 1, &Device::Cpu)?;
     net.native_conv = native;
     let first = net.loss(x, p, z)?.0.to_scalar::<f32>()?;
@@ -340,15 +360,15 @@ fn steps_per_second<E>(steps: usize, rounds: usize, mut step: impl FnMut() -> Re
 
 /// The same through the hand-written CPU backward (what training uses on a
 /// CPU) on `threads` threads.
-fn host_rate(
-    shape: NetShape,
-    x: &candle_core::Tensor,
-    p: &candle_core::Tensor,
-    z: &candle_core::Tensor,
-    threads: usize,
-    steps: usize,
-    rounds: usize,
-) -> candle_core::Result<(f64, f32)> {
+fn host_rate(w: &TrainWork, threads: usize) -> candle_core::Result<(f64, f32)> {
+    let TrainWork {
+        shape,
+        x,
+        p,
+        z,
+        steps,
+        rounds,
+    } = *w;
     let net = Net::new(shape, 1, &Device::Cpu)?;
     let mut host = crate::az::hosttrain::HostTrainer::from_net(&net, &Default::default(), 0, 1e-3, 1e-4, threads)?;
     let xs = x.flatten_all()?.to_vec1::<f32>()?;

@@ -44,30 +44,71 @@ impl Default for BoardConfig {
     }
 }
 
+/// Why a board size or a board string is refused, in the words of rules.md.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BoardError {
+    #[error("rows must be from 1 to {MAX_SIDE}, got {0}")]
+    Rows(usize),
+    #[error("cols must be from 1 to {MAX_SIDE}, got {0}")]
+    Cols(usize),
+    #[error("win_length must be at least 1")]
+    NoWinLength,
+    #[error(
+        "win_length {} cannot fit on a {}×{} board (rows × cols): it must be at most max(rows, cols) = {}",
+        .0.win_length, .0.rows, .0.cols, .0.rows.max(.0.cols)
+    )]
+    WinLength(BoardConfig),
+    #[error("expected ROWSxCOLS or ROWSxCOLSxWIN (like 6x7x4), got `{0}`")]
+    Compact(String),
+    #[error("a {}×{} board string has {} characters, got {}", .0.rows, .0.cols, .0.cells(), .1)]
+    Length(BoardConfig, usize),
+    #[error("unexpected character `{0}` at index {1}")]
+    Letter(char, usize),
+    #[error("column {0} has a piece above an empty cell")]
+    Floating(usize),
+}
+
+impl BoardError {
+    /// The scenario key (`rows`, `cols`, `win_length`) a size error is about;
+    /// its message starts with that key.
+    pub fn key(&self) -> Option<&'static str> {
+        match self {
+            BoardError::Rows(_) => Some("rows"),
+            BoardError::Cols(_) => Some("cols"),
+            BoardError::NoWinLength | BoardError::WinLength(_) => Some("win_length"),
+            _ => None,
+        }
+    }
+}
+
+/// Lets the shells that still speak in messages use `?` on a board error.
+impl From<BoardError> for String {
+    fn from(e: BoardError) -> String {
+        e.to_string()
+    }
+}
+
 impl BoardConfig {
-    pub fn new(rows: usize, cols: usize, win_length: usize) -> Result<Self, String> {
+    pub fn new(rows: usize, cols: usize, win_length: usize) -> Result<Self, BoardError> {
         let c = BoardConfig { rows, cols, win_length };
         c.validate()?;
         Ok(c)
     }
 
     /// Checks the rules of rules.md; the message says why a board is refused.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), BoardError> {
         if self.rows < 1 || self.rows > MAX_SIDE {
-            return Err(format!("rows must be from 1 to {MAX_SIDE}, got {}", self.rows));
+            return Err(BoardError::Rows(self.rows));
         }
         if self.cols < 1 || self.cols > MAX_SIDE {
-            return Err(format!("cols must be from 1 to {MAX_SIDE}, got {}", self.cols));
+            return Err(BoardError::Cols(self.cols));
         }
         if self.win_length < 1 {
-            return Err("win_length must be at least 1".into());
+            return Err(BoardError::NoWinLength);
         }
         let side = self.rows.max(self.cols);
         if self.win_length > side {
-            return Err(format!(
-                "win_length {} cannot fit on a {}×{} board (rows × cols): it must be at most max(rows, cols) = {side}",
-                self.win_length, self.rows, self.cols
-            ));
+            return Err(BoardError::WinLength(*self));
         }
         Ok(())
     }
@@ -77,13 +118,13 @@ impl BoardConfig {
     }
 
     /// `6x7x4` style (rows x cols x win_length), as `--board` takes it.
-    pub fn parse_compact(s: &str) -> Result<Self, String> {
+    pub fn parse_compact(s: &str) -> Result<Self, BoardError> {
         let parts: Vec<&str> = s.split(['x', 'X', '×']).collect();
         let nums: Result<Vec<usize>, _> = parts.iter().map(|p| p.trim().parse::<usize>()).collect();
         match nums.as_deref() {
             Ok([r, c]) => BoardConfig::new(*r, *c, 4.min((*r).max(*c))),
             Ok([r, c, w]) => BoardConfig::new(*r, *c, *w),
-            _ => Err(format!("expected ROWSxCOLS or ROWSxCOLSxWIN (like 6x7x4), got `{s}`")),
+            _ => Err(BoardError::Compact(s.to_string())),
         }
     }
 }
@@ -238,16 +279,10 @@ impl Board {
 
     /// Parses a board string; checks its length, letters and gravity (no
     /// piece floats over an empty cell).
-    pub fn from_board_string(s: &str, cfg: BoardConfig, letters: &[char]) -> Result<Self, String> {
+    pub fn from_board_string(s: &str, cfg: BoardConfig, letters: &[char]) -> Result<Self, BoardError> {
         let chars: Vec<char> = s.chars().collect();
         if chars.len() != cfg.cells() {
-            return Err(format!(
-                "a {}×{} board string has {} characters, got {}",
-                cfg.rows,
-                cfg.cols,
-                cfg.cells(),
-                chars.len()
-            ));
+            return Err(BoardError::Length(cfg, chars.len()));
         }
         let mut b = Board::new(cfg);
         for (i, ch) in chars.iter().enumerate() {
@@ -256,17 +291,14 @@ impl Board {
             if *ch == '.' {
                 continue;
             }
-            let seat = letters
-                .iter()
-                .position(|l| l == ch)
-                .ok_or_else(|| format!("unexpected character `{ch}` at index {i}"))?;
+            let seat = letters.iter().position(|l| l == ch).ok_or(BoardError::Letter(*ch, i))?;
             b.cells[row * cfg.cols + col] = seat as u8 + 1;
             b.pieces += 1;
         }
         for col in 0..cfg.cols {
             let h = (0..cfg.rows).take_while(|&r| b.cell(r, col).is_some()).count();
             if (h..cfg.rows).any(|r| b.cell(r, col).is_some()) {
-                return Err(format!("column {col} has a piece above an empty cell"));
+                return Err(BoardError::Floating(col));
             }
             b.heights[col] = h as u8;
         }
@@ -281,7 +313,10 @@ mod tests {
     #[test]
     fn config_validation() {
         assert!(BoardConfig::new(6, 7, 4).is_ok());
-        assert!(BoardConfig::new(4, 4, 5).unwrap_err().contains("cannot fit"));
+        assert!(BoardConfig::new(4, 4, 5)
+            .unwrap_err()
+            .to_string()
+            .contains("cannot fit"));
         assert!(BoardConfig::new(1, 5, 5).is_ok());
         assert!(BoardConfig::new(0, 5, 1).is_err());
         assert!(BoardConfig::new(17, 5, 1).is_err());
@@ -355,6 +390,7 @@ mod tests {
         let floating = format!("R{}", ".".repeat(41));
         assert!(Board::from_board_string(&floating, cfg, &DEFAULT_LETTERS)
             .unwrap_err()
+            .to_string()
             .contains("above an empty"));
     }
 }

@@ -13,6 +13,8 @@
 
 use super::codec::{parse_server_line, req_line, ErrorCode, Event, Method, ServerLine};
 use super::lines::{Line, LineReader};
+use crate::actors::mode::ModeError;
+use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -20,6 +22,7 @@ use std::process::{Child, Command, Stdio};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 
 #[derive(clap::Args, Debug, Clone)]
@@ -134,6 +137,282 @@ struct SwarmMatch {
     rows: usize,
 }
 
+/// One swarm client's connection and state between server lines.
+struct SwarmClient {
+    name: String,
+    game: &'static str,
+    think_ms: u64,
+    shared: Rc<RefCell<Shared>>,
+    stop_at: Instant,
+    rng: XorShift,
+    w: OwnedWriteHalf,
+    next_id: u64,
+    /// The last subscribe request's id.
+    sub_id: String,
+    current: Option<SwarmMatch>,
+    /// The move in flight: when it was sent.
+    in_flight: Option<Instant>,
+    /// Set once play time is over and this client has asked to leave its lobby.
+    leave_id: Option<String>,
+    /// This client finished cleanly.
+    done: bool,
+    /// Requests queued while acting on one server line, written together.
+    send: String,
+}
+
+impl SwarmClient {
+    /// Client `i`'s state before it says anything: its name, its game (one
+    /// in `classic_every` plays connect4-classic) and its own random sequence.
+    fn new(i: usize, args: &LobbyArgs, shared: Rc<RefCell<Shared>>, w: OwnedWriteHalf) -> Self {
+        let game = if args.classic_every > 0 && i % args.classic_every == 0 {
+            "connect4-classic"
+        } else {
+            "connect4"
+        };
+        let stop_at = shared.borrow().stop_at;
+        SwarmClient {
+            name: format!("b{i}"),
+            game,
+            think_ms: args.think_ms,
+            shared,
+            stop_at,
+            rng: XorShift(0x9e37_79b9_7f4a_7c15 ^ (i as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d)),
+            w,
+            next_id: 0,
+            sub_id: String::new(),
+            current: None,
+            in_flight: None,
+            leave_id: None,
+            done: false,
+            send: String::new(),
+        }
+    }
+
+    /// Queues a request with the next id; returns that id.
+    fn request(&mut self, method: Method, m: Option<&str>, params: Option<serde_json::Value>) -> String {
+        self.next_id += 1;
+        let id = self.next_id.to_string();
+        self.send.push_str(&req_line(&id, m, method.as_str(), params.as_ref()));
+        id
+    }
+
+    /// Queues a subscribe to this client's game and remembers its id, to
+    /// recognise the answer.
+    fn subscribe(&mut self) {
+        let params = serde_json::json!({"game": self.game});
+        self.sub_id = self.request(Method::Subscribe, None, Some(params));
+    }
+
+    /// Queues the way into the lobby: hello, login and subscribe, sent at once.
+    fn greet(&mut self) {
+        self.request(Method::Hello, None, Some(serde_json::json!({"version": 1})));
+        let params = serde_json::json!({"player": self.name});
+        self.request(Method::Login, None, Some(params));
+        self.subscribe();
+    }
+
+    /// Writes the queued requests, if any; `false` when the write failed.
+    async fn flush(&mut self) -> bool {
+        if self.send.is_empty() {
+            return true;
+        }
+        let ok = self.w.write_all(self.send.as_bytes()).await.is_ok();
+        self.send.clear();
+        ok
+    }
+
+    /// Acts on server lines until this client is done or the connection
+    /// ends (or a write fails).
+    async fn drive(&mut self, lines: &mut LineReader<BufReader<OwnedReadHalf>>) {
+        while !self.done {
+            let Some(next) = self.next_line(lines).await else {
+                // Play time is over: leave the lobby, unless a match starts first.
+                self.leave_id = Some(self.request(Method::LobbyLeave, None, None));
+                if !self.flush().await {
+                    break;
+                }
+                continue;
+            };
+            let l = match next {
+                Ok(Some(Line::Text(t))) => String::from_utf8_lossy(&t).into_owned(),
+                _ => break,
+            };
+            let Ok(msg) = parse_server_line(&l) else {
+                self.shared.borrow_mut().errors += 1;
+                continue;
+            };
+            self.on_line(msg).await;
+            if !self.flush().await {
+                break;
+            }
+        }
+    }
+
+    /// Waits for the next server line; `None` when play time ran out while
+    /// waiting in the lobby (the only wait that play time cuts short).
+    async fn next_line(
+        &self,
+        lines: &mut LineReader<BufReader<OwnedReadHalf>>,
+    ) -> Option<std::io::Result<Option<Line>>> {
+        let waiting_in_lobby = self.current.is_none() && self.leave_id.is_none();
+        if waiting_in_lobby {
+            tokio::select! {
+                l = lines.next_line() => Some(l),
+                _ = tokio::time::sleep_until(self.stop_at.into()) => None,
+            }
+        } else {
+            Some(lines.next_line().await)
+        }
+    }
+
+    /// Routes one parsed server line to the step it answers.
+    async fn on_line(&mut self, msg: ServerLine) {
+        match msg {
+            ServerLine::Ok { id, .. } => self.on_ok(&id),
+            ServerLine::Err { id, code, .. } => self.on_refused(&id, code).await,
+            ServerLine::Event { match_id, event, body } => {
+                let body = body.unwrap_or_default();
+                match event {
+                    Ok(Event::MatchStarted) => self.start_match(match_id, &body),
+                    Ok(Event::YourTurn) => self.take_turn().await,
+                    Ok(Event::Action) => self.on_action(&body),
+                    Ok(Event::Result) => self.finish_match(),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// A request was accepted: the leave ends this client; a subscribe
+    /// (while not leaving) is followed by ready.
+    fn on_ok(&mut self, id: &str) {
+        if self.leave_id.as_deref() == Some(id) {
+            self.done = true;
+        } else if id == self.sub_id && self.leave_id.is_none() {
+            self.request(Method::Ready, None, None);
+        }
+    }
+
+    /// A request was refused. NOT_IN_LOBBY for the leave: the match started
+    /// (play it out) or the last subscribe found the lobby full (nothing left
+    /// to do). A full lobby is asked again; anything else is an error, and
+    /// answers the move in flight, if any.
+    async fn on_refused(&mut self, id: &str, code: Result<ErrorCode, String>) {
+        if self.leave_id.as_deref() == Some(id) {
+            self.done = self.current.is_none();
+        } else if id == self.sub_id && code == Ok(ErrorCode::LobbyFull) {
+            self.retry_full_lobby().await;
+        } else {
+            let mut sh = self.shared.borrow_mut();
+            sh.errors += 1;
+            if self.in_flight.take().is_some() {
+                sh.actions_open -= 1;
+            }
+        }
+    }
+
+    /// LOBBY_FULL for the last subscribe: during play time, subscribes again
+    /// after a random 50..250 ms; after it, this client is done (unless it is
+    /// already leaving, when the leave's answer ends it).
+    async fn retry_full_lobby(&mut self) {
+        self.shared.borrow_mut().lobby_full += 1;
+        if Instant::now() < self.stop_at {
+            tokio::time::sleep(Duration::from_millis(50 + self.rng.below(200))).await;
+            self.subscribe();
+        } else if self.leave_id.is_none() {
+            self.done = true;
+        }
+    }
+
+    /// `match.started`: checks the board size against the game and the
+    /// number of players, counts the match as live, and starts tracking
+    /// the column heights (to pick legal moves).
+    fn start_match(&mut self, match_id: Option<String>, body: &Map<String, Value>) {
+        let n = body.get("participants").and_then(|p| p.as_array()).map_or(0, Vec::len);
+        let w = body.get("width").and_then(|v| v.as_u64()).unwrap_or(0) as usize;
+        let h = body.get("height").and_then(|v| v.as_u64()).unwrap_or(0) as usize;
+        let expected = if self.game == "connect4" {
+            (n + 4, n + 3)
+        } else {
+            (7, 6)
+        };
+        let mut sh = self.shared.borrow_mut();
+        if (w, h) != expected {
+            sh.board_errors += 1;
+        }
+        let id = match_id.unwrap_or_default();
+        sh.live.entry(id.clone()).or_insert(n);
+        self.current = Some(SwarmMatch {
+            id,
+            heights: vec![0; w],
+            rows: h,
+        });
+    }
+
+    /// `game.your_turn`: picks a random open column, thinks a random
+    /// 0..=think_ms ms, and sends the move; the latency clock starts here.
+    async fn take_turn(&mut self) {
+        let Some(m) = self.current.as_ref() else { return };
+        let open: Vec<usize> = (0..m.heights.len()).filter(|&c| m.heights[c] < m.rows).collect();
+        if open.is_empty() {
+            return;
+        }
+        let col = open[self.rng.below(open.len() as u64) as usize];
+        if self.think_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(self.rng.below(self.think_ms + 1))).await;
+        }
+        let id = m.id.clone();
+        self.request(
+            Method::Action,
+            Some(&id),
+            Some(serde_json::json!({"type": "move", "move": col})),
+        );
+        self.in_flight = Some(Instant::now());
+        self.shared.borrow_mut().actions_open += 1;
+    }
+
+    /// `game.action`: fills the column on the tracked board; when it is this
+    /// client's own move, stops the latency clock and closes the request.
+    fn on_action(&mut self, body: &Map<String, Value>) {
+        let col = body.get("move").and_then(|v| v.as_u64()).unwrap_or(u64::MAX) as usize;
+        if let Some(m) = self.current.as_mut() {
+            if let Some(h) = m.heights.get_mut(col) {
+                *h += 1;
+            }
+        }
+        if body.get("player").and_then(|p| p.as_str()) == Some(self.name.as_str()) {
+            if let Some(t) = self.in_flight.take() {
+                let mut sh = self.shared.borrow_mut();
+                sh.latencies_us.push(t.elapsed().as_micros() as u64);
+                sh.actions_open -= 1;
+            }
+        }
+    }
+
+    /// `game.result`: counts the result (the match is finished once all its
+    /// participants have theirs), then subscribes again during play time,
+    /// else this client is done.
+    fn finish_match(&mut self) {
+        if let Some(m) = self.current.take() {
+            let mut sh = self.shared.borrow_mut();
+            let left = sh.live.get_mut(&m.id).map(|n| {
+                *n -= 1;
+                *n
+            });
+            if left == Some(0) {
+                sh.live.remove(&m.id);
+                sh.finished += 1;
+            }
+            sh.results += 1;
+        }
+        if Instant::now() >= self.stop_at || self.leave_id.is_some() {
+            self.done = true;
+        } else {
+            self.subscribe();
+        }
+    }
+}
+
 /// One swarm client: plays matches until the play time is over, then
 /// finishes the match it is in (or leaves its lobby) and disconnects.
 async fn swarm_client(i: usize, addr: String, args: LobbyArgs, shared: Rc<RefCell<Shared>>) {
@@ -142,183 +421,18 @@ async fn swarm_client(i: usize, addr: String, args: LobbyArgs, shared: Rc<RefCel
         return;
     };
     let _ = stream.set_nodelay(true);
-    let (rd, mut w) = stream.into_split();
+    let (rd, w) = stream.into_split();
     let mut lines = LineReader::new(BufReader::new(rd), 1 << 20);
-    let name = format!("b{i}");
-    let game = if args.classic_every > 0 && i % args.classic_every == 0 {
-        "connect4-classic"
-    } else {
-        "connect4"
-    };
-    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15 ^ (i as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d));
-    let mut next_id = 0u64;
-    let mut line = |method: Method, m: Option<&str>, params: Option<serde_json::Value>| {
-        next_id += 1;
-        (
-            next_id.to_string(),
-            req_line(&next_id.to_string(), m, method.as_str(), params.as_ref()),
-        )
-    };
-    let mut out = String::new();
-    out.push_str(&line(Method::Hello, None, Some(serde_json::json!({"version": 1}))).1);
-    out.push_str(&line(Method::Login, None, Some(serde_json::json!({"player": name}))).1);
-    let (mut sub_id, sub) = line(Method::Subscribe, None, Some(serde_json::json!({"game": game})));
-    out.push_str(&sub);
-    if w.write_all(out.as_bytes()).await.is_err() {
+    let mut c = SwarmClient::new(i, &args, shared, w);
+    c.greet();
+    if !c.flush().await {
         return;
     }
-    let stop_at = shared.borrow().stop_at;
-    let mut current: Option<SwarmMatch> = None;
-    // The move in flight: when it was sent.
-    let mut in_flight: Option<Instant> = None;
-    // Set once play time is over and this client has asked to leave its lobby.
-    let mut leave_id: Option<String> = None;
-    let mut done = false;
-    while !done {
-        let waiting_in_lobby = current.is_none() && leave_id.is_none();
-        let next = if waiting_in_lobby {
-            tokio::select! {
-                l = lines.next_line() => Some(l),
-                _ = tokio::time::sleep_until(stop_at.into()) => None,
-            }
-        } else {
-            Some(lines.next_line().await)
-        };
-        let mut send = String::new();
-        let Some(next) = next else {
-            // Play time is over: leave the lobby, unless a match starts first.
-            let (id, l) = line(Method::LobbyLeave, None, None);
-            leave_id = Some(id);
-            if w.write_all(l.as_bytes()).await.is_err() {
-                break;
-            }
-            continue;
-        };
-        let l = match next {
-            Ok(Some(Line::Text(t))) => String::from_utf8_lossy(&t).into_owned(),
-            _ => break,
-        };
-        let Ok(msg) = parse_server_line(&l) else {
-            shared.borrow_mut().errors += 1;
-            continue;
-        };
-        match msg {
-            ServerLine::Ok { id, .. } if Some(&id) == leave_id.as_ref() => done = true,
-            ServerLine::Ok { id, .. } if id == sub_id && leave_id.is_none() => {
-                send.push_str(&line(Method::Ready, None, None).1);
-            }
-            ServerLine::Ok { .. } => {}
-            // NOT_IN_LOBBY: the match started (play it out) or the last
-            // subscribe found the lobby full (nothing left to do).
-            ServerLine::Err { id, .. } if Some(&id) == leave_id.as_ref() => done = current.is_none(),
-            ServerLine::Err { id, code, .. } if id == sub_id && code == Ok(ErrorCode::LobbyFull) => {
-                shared.borrow_mut().lobby_full += 1;
-                if Instant::now() < stop_at {
-                    tokio::time::sleep(Duration::from_millis(50 + rng.below(200))).await;
-                    let (id, l) = line(Method::Subscribe, None, Some(serde_json::json!({"game": game})));
-                    sub_id = id;
-                    send.push_str(&l);
-                } else if leave_id.is_none() {
-                    done = true;
-                }
-            }
-            ServerLine::Err { .. } => {
-                let mut sh = shared.borrow_mut();
-                sh.errors += 1;
-                if in_flight.take().is_some() {
-                    sh.actions_open -= 1;
-                }
-            }
-            ServerLine::Event { match_id, event, body } => {
-                let body = body.unwrap_or_default();
-                match event {
-                    Ok(Event::MatchStarted) => {
-                        let n = body.get("participants").and_then(|p| p.as_array()).map_or(0, Vec::len);
-                        let w = body.get("width").and_then(|v| v.as_u64()).unwrap_or(0) as usize;
-                        let h = body.get("height").and_then(|v| v.as_u64()).unwrap_or(0) as usize;
-                        let expected = if game == "connect4" { (n + 4, n + 3) } else { (7, 6) };
-                        let mut sh = shared.borrow_mut();
-                        if (w, h) != expected {
-                            sh.board_errors += 1;
-                        }
-                        let id = match_id.unwrap_or_default();
-                        sh.live.entry(id.clone()).or_insert(n);
-                        current = Some(SwarmMatch {
-                            id,
-                            heights: vec![0; w],
-                            rows: h,
-                        });
-                    }
-                    Ok(Event::YourTurn) => {
-                        let Some(m) = current.as_ref() else { continue };
-                        let open: Vec<usize> = (0..m.heights.len()).filter(|&c| m.heights[c] < m.rows).collect();
-                        if open.is_empty() {
-                            continue;
-                        }
-                        let col = open[rng.below(open.len() as u64) as usize];
-                        if args.think_ms > 0 {
-                            tokio::time::sleep(Duration::from_millis(rng.below(args.think_ms + 1))).await;
-                        }
-                        let id = m.id.clone();
-                        send.push_str(
-                            &line(
-                                Method::Action,
-                                Some(&id),
-                                Some(serde_json::json!({"type": "move", "move": col})),
-                            )
-                            .1,
-                        );
-                        in_flight = Some(Instant::now());
-                        shared.borrow_mut().actions_open += 1;
-                    }
-                    Ok(Event::Action) => {
-                        let col = body.get("move").and_then(|v| v.as_u64()).unwrap_or(u64::MAX) as usize;
-                        if let Some(m) = current.as_mut() {
-                            if let Some(h) = m.heights.get_mut(col) {
-                                *h += 1;
-                            }
-                        }
-                        if body.get("player").and_then(|p| p.as_str()) == Some(name.as_str()) {
-                            if let Some(t) = in_flight.take() {
-                                let mut sh = shared.borrow_mut();
-                                sh.latencies_us.push(t.elapsed().as_micros() as u64);
-                                sh.actions_open -= 1;
-                            }
-                        }
-                    }
-                    Ok(Event::Result) => {
-                        if let Some(m) = current.take() {
-                            let mut sh = shared.borrow_mut();
-                            let left = sh.live.get_mut(&m.id).map(|n| {
-                                *n -= 1;
-                                *n
-                            });
-                            if left == Some(0) {
-                                sh.live.remove(&m.id);
-                                sh.finished += 1;
-                            }
-                            sh.results += 1;
-                        }
-                        if Instant::now() >= stop_at || leave_id.is_some() {
-                            done = true;
-                        } else {
-                            let (id, l) = line(Method::Subscribe, None, Some(serde_json::json!({"game": game})));
-                            sub_id = id;
-                            send.push_str(&l);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        if !send.is_empty() && w.write_all(send.as_bytes()).await.is_err() {
-            break;
-        }
+    c.drive(&mut lines).await;
+    if c.done {
+        c.shared.borrow_mut().done += 1;
     }
-    if done {
-        shared.borrow_mut().done += 1;
-    }
-    let _ = w.shutdown().await;
+    let _ = c.w.shutdown().await;
 }
 
 /// Starts `c4sim serve` on a free loopback port; returns it and its address.
@@ -437,8 +551,8 @@ pub fn lobby_bench(args: &LobbyArgs) -> Result<LobbyReport, String> {
     })
 }
 
-/// `c4sim bench lobby`: runs and prints. Exit code 1 when anything was lost.
-pub fn run(args: &LobbyArgs) -> u8 {
+/// `c4sim bench lobby`: runs and prints; fails when anything was lost.
+pub fn run(args: &LobbyArgs) -> Result<(), ModeError> {
     println!(
         "lobby load on loopback: {} clients ({} connect4-classic, the rest connect4), {} s of play, \
          think 0..={} ms, countdown {} ms; the server is a separate process",
@@ -452,13 +566,7 @@ pub fn run(args: &LobbyArgs) -> u8 {
         args.think_ms,
         args.countdown_ms
     );
-    let r = match lobby_bench(args) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 1;
-        }
-    };
+    let r = lobby_bench(args).map_err(ModeError::Failed)?;
     println!(
         "  clients finished: {}/{}   matches finished: {} ({} results) in {:.2} s = {:.1} matches/s",
         r.clients_done,
@@ -493,9 +601,11 @@ pub fn run(args: &LobbyArgs) -> u8 {
         && r.errors == 0
         && r.board_errors == 0;
     if ok {
-        0
+        Ok(())
     } else {
-        1
+        Err(ModeError::Failed(
+            "some clients, moves or matches were lost (above)".into(),
+        ))
     }
 }
 

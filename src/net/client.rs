@@ -154,7 +154,7 @@ pub fn match_seed(player_seed: u64, number: u64, seat: usize) -> u64 {
 /// the protocol does not send that.
 pub fn match_board(game: GameKind, players: usize, width: u64, height: u64) -> Result<BoardConfig, String> {
     let rules = game.board(players);
-    BoardConfig::new(height as usize, width as usize, rules.win_length)
+    Ok(BoardConfig::new(height as usize, width as usize, rules.win_length)?)
 }
 
 fn int(body: &Option<Map<String, Value>>, key: &str) -> Option<u64> {
@@ -355,216 +355,287 @@ async fn handle_line(
     thinking: &mut Option<Asking>,
 ) -> Result<bool, String> {
     match msg {
-        ServerLine::Ok { id, body } => match c.pending.remove(&id) {
-            Some(Pending::Hello) => {
-                let name = c.name.clone();
-                c.send(None, Method::Login, Some(json!({ "player": name })), Pending::Login)
-                    .await?;
-            }
-            Some(Pending::Login) => {
-                tracing::debug!(
-                    "{}: logged in (token {} characters)",
-                    c.name,
-                    text(&body, "session_token").map_or(0, str::len)
-                );
-                c.subscribe().await?;
-            }
-            Some(Pending::Subscribe) => {
-                c.full_retries = 0;
-                c.send(None, Method::Ready, None, Pending::Ready).await?;
-            }
-            _ => {}
-        },
-        ServerLine::Err { id, code, message } => {
-            let what = c.pending.remove(&id);
-            let message = message.unwrap_or_default();
-            match (what, &code) {
-                (Some(Pending::Subscribe), Ok(ErrorCode::LobbyFull)) if c.full_retries < FULL_RETRIES => {
-                    c.full_retries += 1;
-                    tokio::time::sleep(FULL_RETRY).await;
-                    c.subscribe().await?;
-                }
-                (Some(Pending::Action(col)), Ok(ErrorCode::InvalidMove)) => {
-                    if let Some(m) = c.current.as_mut() {
-                        m.invalid += 1;
-                        m.refusal = Some(
-                            m.board
-                                .check(col)
-                                .err()
-                                .map_or(Refusal::Malformed(message), Refusal::from),
-                        );
-                        c.show_refusal();
-                    }
-                }
-                (Some(Pending::Action(_) | Pending::Leave), _) => {
-                    tracing::warn!("{}: {}: {message}", c.name, as_sent(&code));
-                }
-                (_, _) => return Err(format!("{}: the server refused: {}: {message}", c.name, as_sent(&code))),
-            }
+        ServerLine::Ok { id, body } => on_ok(c, id, body).await?,
+        ServerLine::Err { id, code, message } => on_refused(c, id, code, message).await?,
+        ServerLine::Event { match_id, event, body } => {
+            return on_event(c, match_id, event, body, actor, thinking).await
         }
-        ServerLine::Event { match_id, event, body } => match event {
-            Ok(event @ (Event::LobbyUpdate | Event::LobbyCountdown)) => {
-                tracing::debug!(
-                    "{}: {event} {}",
-                    c.name,
-                    body.map(serde_json::Value::Object).unwrap_or_default()
-                );
-            }
-            Ok(Event::MatchStarted) => {
-                let names: Vec<String> = body
-                    .as_ref()
-                    .and_then(|b| b.get("participants"))
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
-                    .unwrap_or_default();
-                let (w, h) = (int(&body, "width"), int(&body, "height"));
-                let me = names.iter().position(|n| *n == c.name);
-                let (Some(m), Some(me), Some(w), Some(h)) = (match_id, me, w, h) else {
-                    return Err(format!("{}: a match start it cannot read", c.name));
-                };
-                let cfg = match_board(c.game, names.len(), w, h)
-                    .map_err(|e| format!("{}: the server's board: {e}", c.name))?;
-                c.number += 1;
-                let _ = actor
-                    .send(NewGame {
-                        game: c.number,
-                        seat: me,
-                        seed: match_seed(c.seed, c.number, me),
-                    })
-                    .await;
-                c.show.json(
-                    json!({"event": "match_started", "player": c.name, "match": m, "game": c.game.as_str(),
-                    "participants": names, "width": w, "height": h}),
-                );
-                let board = Board::new(cfg);
-                c.show.render(&GameEvent::Started {
-                    game: c.number,
-                    games: c.matches as u64,
-                    names: names.clone(),
-                    cfg,
-                    opening: Vec::new(),
-                    board: board.clone(),
-                    seed: 0,
-                });
-                c.current = Some(MatchView {
-                    id: m,
-                    active: vec![true; names.len()],
-                    names,
-                    me,
-                    board,
-                    moves: Vec::new(),
-                    refusal: None,
-                    invalid: 0,
-                });
-            }
-            Ok(Event::YourTurn) => {
-                if c.current.as_ref().map(|m| Some(&m.id)) == Some(match_id.as_ref()) && thinking.is_none() {
-                    if let Some(view) = c.view() {
-                        *thinking = Some(Box::pin(actor.send(YourTurn(view))));
-                    }
-                }
-            }
-            Ok(Event::Action) => {
-                let Some(m) = c.current.as_mut().filter(|m| Some(&m.id) == match_id.as_ref()) else {
-                    return Ok(false);
-                };
-                let (player, col, row) = (text(&body, "player"), int(&body, "move"), int(&body, "row"));
-                let (Some(seat), Some(col), Some(row)) =
-                    (player.and_then(|p| m.names.iter().position(|n| n == p)), col, row)
-                else {
-                    return Err(format!("{}: a move it cannot read", c.name));
-                };
-                match m.board.drop_piece(col as usize, seat) {
-                    Ok(r) if r as u64 == row => {}
-                    other => tracing::warn!("{}: board out of step with the server: {other:?} vs row {row}", c.name),
-                }
-                m.moves.push(col as usize);
-                if seat == m.me {
-                    m.invalid = 0;
-                }
-                let n = m.names.len();
-                let next = (1..=n)
-                    .map(|k| (seat + k) % n)
-                    .find(|&s| m.active[s])
-                    .map(|s| (s, m.names[s].clone()));
-                let ev = GameEvent::Moved {
-                    game: c.number,
-                    seat,
-                    name: m.names[seat].clone(),
-                    col: col as usize,
-                    row: row as usize,
-                    number: m.moves.len(),
-                    board: m.board.clone(),
-                    next,
-                    note: None,
-                };
-                c.show.render(&ev);
-            }
-            Ok(Event::PlayerOut) => {
-                let Some(m) = c.current.as_mut().filter(|m| Some(&m.id) == match_id.as_ref()) else {
-                    return Ok(false);
-                };
-                if let Some(seat) = text(&body, "player").and_then(|p| m.names.iter().position(|n| n == p)) {
-                    m.active[seat] = false;
-                    let reason = text(&body, "reason").unwrap_or("");
-                    let ev = GameEvent::Out {
-                        game: c.number,
-                        seat,
-                        name: m.names[seat].clone(),
-                        reason: end_reason_of(reason),
-                        resigned: reason == "resigned",
-                    };
-                    c.show.render(&ev);
-                }
-            }
-            Ok(Event::Result) => {
-                let Some(m) = c.current.take().filter(|m| Some(&m.id) == match_id.as_ref()) else {
-                    return Ok(false);
-                };
-                if thinking.take().is_some() {
-                    actor.do_send(Abandon);
-                }
-                let word = text(&body, "result").unwrap_or("LOSS").to_string();
-                let reason = text(&body, "reason").unwrap_or("").to_string();
-                let result = result_of(&word);
-                let _ = actor
-                    .send(GameEnded {
-                        result,
-                        reason: end_reason_of(&reason),
-                    })
-                    .await;
-                match result {
-                    PlayerResult::Win => c.tally.wins += 1,
-                    PlayerResult::Draw => c.tally.draws += 1,
-                    PlayerResult::Loss => c.tally.losses += 1,
-                }
-                c.played += 1;
-                tracing::info!("{}: {} {word} ({reason})", c.name, m.id);
-                c.show.json(
-                    json!({"event": "result", "player": c.name, "match": m.id, "game": c.game.as_str(),
-                    "participants": m.names, "width": m.board.cols(), "height": m.board.rows(),
-                    "result": word, "reason": reason, "moves": m.moves.len()}),
-                );
-                if !c.show.json {
-                    c.show.print(&format!(
-                        "{}: match {} ({} players, {}×{}): {word} ({reason}) after {} moves\n",
-                        c.name,
-                        m.id,
-                        m.names.len(),
-                        m.board.cols(),
-                        m.board.rows(),
-                        m.moves.len()
-                    ));
-                }
-                if c.played >= c.matches {
-                    return Ok(true);
-                }
-                c.subscribe().await?;
-            }
-            Err(event) => tracing::debug!("{}: unknown event {event}", c.name),
-        },
     }
     Ok(false)
+}
+
+/// A request was accepted: takes the next step of the way into the lobby
+/// (hello, then login, then subscribe, then ready).
+async fn on_ok(c: &mut Client, id: String, body: Option<Map<String, Value>>) -> Result<(), String> {
+    match c.pending.remove(&id) {
+        Some(Pending::Hello) => {
+            let name = c.name.clone();
+            c.send(None, Method::Login, Some(json!({ "player": name })), Pending::Login)
+                .await?;
+        }
+        Some(Pending::Login) => {
+            tracing::debug!(
+                "{}: logged in (token {} characters)",
+                c.name,
+                text(&body, "session_token").map_or(0, str::len)
+            );
+            c.subscribe().await?;
+        }
+        Some(Pending::Subscribe) => {
+            c.full_retries = 0;
+            c.send(None, Method::Ready, None, Pending::Ready).await?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A request was refused: a full lobby is asked again later; an invalid
+/// move counts against the player and is shown with the next question;
+/// any other refusal of a move or a leave is only logged; anything else
+/// ends this client.
+async fn on_refused(
+    c: &mut Client,
+    id: String,
+    code: Result<ErrorCode, String>,
+    message: Option<String>,
+) -> Result<(), String> {
+    let what = c.pending.remove(&id);
+    let message = message.unwrap_or_default();
+    match (what, &code) {
+        (Some(Pending::Subscribe), Ok(ErrorCode::LobbyFull)) if c.full_retries < FULL_RETRIES => {
+            c.full_retries += 1;
+            tokio::time::sleep(FULL_RETRY).await;
+            c.subscribe().await?;
+        }
+        (Some(Pending::Action(col)), Ok(ErrorCode::InvalidMove)) => {
+            if let Some(m) = c.current.as_mut() {
+                m.invalid += 1;
+                m.refusal = Some(
+                    m.board
+                        .check(col)
+                        .err()
+                        .map_or(Refusal::Malformed(message), Refusal::from),
+                );
+                c.show_refusal();
+            }
+        }
+        (Some(Pending::Action(_) | Pending::Leave), _) => {
+            tracing::warn!("{}: {}: {message}", c.name, as_sent(&code));
+        }
+        (_, _) => return Err(format!("{}: the server refused: {}: {message}", c.name, as_sent(&code))),
+    }
+    Ok(())
+}
+
+/// Routes one server event to the step it starts; `true` when this client
+/// is done (its last match is over).
+async fn on_event(
+    c: &mut Client,
+    match_id: Option<String>,
+    event: Result<Event, String>,
+    body: Option<Map<String, Value>>,
+    actor: &Addr<PlayerActor>,
+    thinking: &mut Option<Asking>,
+) -> Result<bool, String> {
+    match event {
+        Ok(event @ (Event::LobbyUpdate | Event::LobbyCountdown)) => {
+            tracing::debug!(
+                "{}: {event} {}",
+                c.name,
+                body.map(serde_json::Value::Object).unwrap_or_default()
+            );
+        }
+        Ok(Event::MatchStarted) => start_match(c, match_id, &body, actor).await?,
+        Ok(Event::YourTurn) => {
+            if c.current.as_ref().map(|m| Some(&m.id)) == Some(match_id.as_ref()) && thinking.is_none() {
+                if let Some(view) = c.view() {
+                    *thinking = Some(Box::pin(actor.send(YourTurn(view))));
+                }
+            }
+        }
+        Ok(Event::Action) => play_action(c, match_id, &body)?,
+        Ok(Event::PlayerOut) => mark_player_out(c, match_id, &body),
+        Ok(Event::Result) => return finish_match(c, match_id, &body, actor, thinking).await,
+        Err(event) => tracing::debug!("{}: unknown event {event}", c.name),
+    }
+    Ok(false)
+}
+
+/// `match.started`: reseeds the player for its new match, shows the
+/// start, and sets up the client's copy of the match (the server never
+/// sends the board).
+async fn start_match(
+    c: &mut Client,
+    match_id: Option<String>,
+    body: &Option<Map<String, Value>>,
+    actor: &Addr<PlayerActor>,
+) -> Result<(), String> {
+    let names: Vec<String> = body
+        .as_ref()
+        .and_then(|b| b.get("participants"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    let (w, h) = (int(body, "width"), int(body, "height"));
+    let me = names.iter().position(|n| *n == c.name);
+    let (Some(m), Some(me), Some(w), Some(h)) = (match_id, me, w, h) else {
+        return Err(format!("{}: a match start it cannot read", c.name));
+    };
+    let cfg = match_board(c.game, names.len(), w, h).map_err(|e| format!("{}: the server's board: {e}", c.name))?;
+    c.number += 1;
+    let _ = actor
+        .send(NewGame {
+            game: c.number,
+            seat: me,
+            seed: match_seed(c.seed, c.number, me),
+        })
+        .await;
+    c.show.json(
+        json!({"event": "match_started", "player": c.name, "match": m, "game": c.game.as_str(),
+        "participants": names, "width": w, "height": h}),
+    );
+    let board = Board::new(cfg);
+    c.show.render(&GameEvent::Started {
+        game: c.number,
+        games: c.matches as u64,
+        names: names.clone(),
+        cfg,
+        opening: Vec::new(),
+        board: board.clone(),
+        seed: 0,
+    });
+    c.current = Some(MatchView {
+        id: m,
+        active: vec![true; names.len()],
+        names,
+        me,
+        board,
+        moves: Vec::new(),
+        refusal: None,
+        invalid: 0,
+    });
+    Ok(())
+}
+
+/// `game.action`: plays a move of the current match on the client's board
+/// (warning when it lands elsewhere than the server says) and shows it.
+fn play_action(c: &mut Client, match_id: Option<String>, body: &Option<Map<String, Value>>) -> Result<(), String> {
+    let Some(m) = c.current.as_mut().filter(|m| Some(&m.id) == match_id.as_ref()) else {
+        return Ok(());
+    };
+    let (player, col, row) = (text(body, "player"), int(body, "move"), int(body, "row"));
+    let (Some(seat), Some(col), Some(row)) = (player.and_then(|p| m.names.iter().position(|n| n == p)), col, row)
+    else {
+        return Err(format!("{}: a move it cannot read", c.name));
+    };
+    match m.board.drop_piece(col as usize, seat) {
+        Ok(r) if r as u64 == row => {}
+        other => tracing::warn!("{}: board out of step with the server: {other:?} vs row {row}", c.name),
+    }
+    m.moves.push(col as usize);
+    if seat == m.me {
+        m.invalid = 0;
+    }
+    let n = m.names.len();
+    let next = (1..=n)
+        .map(|k| (seat + k) % n)
+        .find(|&s| m.active[s])
+        .map(|s| (s, m.names[s].clone()));
+    let ev = GameEvent::Moved {
+        game: c.number,
+        seat,
+        name: m.names[seat].clone(),
+        col: col as usize,
+        row: row as usize,
+        number: m.moves.len(),
+        board: m.board.clone(),
+        next,
+        note: None,
+    };
+    c.show.render(&ev);
+    Ok(())
+}
+
+/// `game.player_out`: takes a seat of the current match out of the turn
+/// order (so the next-to-move line skips it) and shows why.
+fn mark_player_out(c: &mut Client, match_id: Option<String>, body: &Option<Map<String, Value>>) {
+    let Some(m) = c.current.as_mut().filter(|m| Some(&m.id) == match_id.as_ref()) else {
+        return;
+    };
+    if let Some(seat) = text(body, "player").and_then(|p| m.names.iter().position(|n| n == p)) {
+        m.active[seat] = false;
+        let reason = text(body, "reason").unwrap_or("");
+        let ev = GameEvent::Out {
+            game: c.number,
+            seat,
+            name: m.names[seat].clone(),
+            reason: end_reason_of(reason),
+            resigned: reason == "resigned",
+        };
+        c.show.render(&ev);
+    }
+}
+
+/// `game.result`: stops a question still open, tells the player and the
+/// tally how the match ended, shows it, and subscribes again unless that
+/// was the last match; `true` when it was.
+async fn finish_match(
+    c: &mut Client,
+    match_id: Option<String>,
+    body: &Option<Map<String, Value>>,
+    actor: &Addr<PlayerActor>,
+    thinking: &mut Option<Asking>,
+) -> Result<bool, String> {
+    let Some(m) = c.current.take().filter(|m| Some(&m.id) == match_id.as_ref()) else {
+        return Ok(false);
+    };
+    if thinking.take().is_some() {
+        actor.do_send(Abandon);
+    }
+    let word = text(body, "result").unwrap_or("LOSS").to_string();
+    let reason = text(body, "reason").unwrap_or("").to_string();
+    let result = result_of(&word);
+    let _ = actor
+        .send(GameEnded {
+            result,
+            reason: end_reason_of(&reason),
+        })
+        .await;
+    match result {
+        PlayerResult::Win => c.tally.wins += 1,
+        PlayerResult::Draw => c.tally.draws += 1,
+        PlayerResult::Loss => c.tally.losses += 1,
+    }
+    c.played += 1;
+    tracing::info!("{}: {} {word} ({reason})", c.name, m.id);
+    show_result(c, &m, &word, &reason);
+    if c.played >= c.matches {
+        return Ok(true);
+    }
+    c.subscribe().await?;
+    Ok(false)
+}
+
+/// A finished match on standard output: the `--json` object, or one line
+/// of text, so a run shows every match's result whatever its render style.
+fn show_result(c: &Client, m: &MatchView, word: &str, reason: &str) {
+    c.show.json(
+        json!({"event": "result", "player": c.name, "match": m.id, "game": c.game.as_str(),
+        "participants": m.names, "width": m.board.cols(), "height": m.board.rows(),
+        "result": word, "reason": reason, "moves": m.moves.len()}),
+    );
+    if !c.show.json {
+        c.show.print(&format!(
+            "{}: match {} ({} players, {}×{}): {word} ({reason}) after {} moves\n",
+            c.name,
+            m.id,
+            m.names.len(),
+            m.board.cols(),
+            m.board.rows(),
+            m.moves.len()
+        ));
+    }
 }
 
 /// Connects every listed player and plays until each has played its

@@ -88,6 +88,15 @@ impl KindKeys for AlphaZeroSpec {
         },
         budget_key!("solver", solver),
     ];
+
+    /// Whether its model fits `cfg`: the board it was trained for, read
+    /// from its `meta.json` (the weights are loaded only when it is built).
+    fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
+        let model = self.model()?;
+        let meta = model::read_meta(&model::resolve_model(model)?)?;
+        let source = format!("{} (iteration {})", model.display(), meta.iteration);
+        board_fits(&source, meta.board, cfg)
+    }
 }
 
 impl AlphaZeroSpec {
@@ -101,15 +110,6 @@ impl AlphaZeroSpec {
     /// Loads the player: its `model`, `simulations`, `device`, `threads`, `solver`.
     pub fn build(&self) -> Result<AlphaZeroBot, String> {
         Ok(AlphaZeroBot::load(self.model()?, self.simulations, &self.device, self.threads)?.with_solver(self.solver))
-    }
-
-    /// Whether its model fits `cfg`: the board it was trained for, read
-    /// from its `meta.json` (the weights are loaded only when it is built).
-    pub fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
-        let model = self.model()?;
-        let meta = model::read_meta(&model::resolve_model(model)?)?;
-        let source = format!("{} (iteration {})", model.display(), meta.iteration);
-        board_fits(&source, meta.board, cfg)
     }
 }
 

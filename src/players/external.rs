@@ -72,11 +72,9 @@ impl KindKeys for ExternalSpec {
             get: |s| (!s.env.is_empty()).then(|| KeyValue::Env(s.env.clone())),
         },
     ];
-}
 
-impl ExternalSpec {
     /// Checks that the entry gave a command (completing "player 2 …").
-    pub fn complete(&self) -> Result<(), String> {
+    fn complete(&self) -> Result<(), String> {
         if self.command.is_empty() {
             Err(
                 "is `external` but has no `command`: give the program and its arguments as a list, \
@@ -87,7 +85,9 @@ impl ExternalSpec {
             Ok(())
         }
     }
+}
 
+impl ExternalSpec {
     /// How its program is started.
     pub fn launch(&self) -> Launch {
         Launch {

@@ -3,6 +3,7 @@
 //! with these ([`KindKeys`] and the `*_key!` macros); the registry
 //! ([`super::kinds`]) reads them through [`Keyed`] whatever the spec type.
 
+use crate::game::BoardConfig;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -50,6 +51,18 @@ pub trait KindKeys: Sized + 'static {
     /// The keys beyond `COMMON_KEYS`, in the order messages list them and
     /// `--resolved` writes them.
     const KEYS: &'static [Key<Self>];
+
+    /// Checks what a key cannot check alone (an external player needs a
+    /// command); the error completes "player 2 …".
+    fn complete(&self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Whether a player of this spec can play on `cfg` at all, before any
+    /// game starts (a model's board, the solver's size limit).
+    fn fits(&self, _cfg: BoardConfig) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// A kind's spec seen through its keys, whatever its type.
@@ -57,6 +70,8 @@ pub(super) trait Keyed {
     fn keys(&self) -> Vec<(&'static str, KeyType)>;
     fn set(&mut self, name: &str, v: KeyValue);
     fn values(&self) -> Vec<(&'static str, KeyValue)>;
+    fn complete(&self) -> Result<(), String>;
+    fn fits(&self, cfg: BoardConfig) -> Result<(), String>;
 }
 
 impl<S: KindKeys> Keyed for S {
@@ -75,6 +90,14 @@ impl<S: KindKeys> Keyed for S {
             .iter()
             .filter_map(|k| (k.get)(self).map(|v| (k.name, v)))
             .collect()
+    }
+
+    fn complete(&self) -> Result<(), String> {
+        KindKeys::complete(self)
+    }
+
+    fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
+        KindKeys::fits(self, cfg)
     }
 }
 

@@ -22,7 +22,7 @@ use super::bots::{self, MctsSpec, MinimaxSpec};
 use super::external::ExternalSpec;
 use super::keys::Keyed;
 pub use super::keys::{Key, KeyType, KeyValue, KindKeys};
-use super::solver::{self, SolverSpec};
+use super::solver::SolverSpec;
 use super::Strategy;
 use crate::game::BoardConfig;
 use std::time::Duration;
@@ -211,6 +211,20 @@ pub fn kinds_with_key(name: &str) -> Vec<&'static str> {
     KINDS.iter().filter(|k| k.key(name).is_some()).map(|k| k.name).collect()
 }
 
+/// The one `match` from a spec to its kind's keys, for `&` and `&mut` alike.
+macro_rules! keyed_arms {
+    ($spec:expr) => {
+        match $spec {
+            KindSpec::Human | KindSpec::Leftmost | KindSpec::Rightmost | KindSpec::Random | KindSpec::Invalid => None,
+            KindSpec::Minimax(s) => Some(s),
+            KindSpec::Mcts(s) => Some(s),
+            KindSpec::Alphazero(s) => Some(s),
+            KindSpec::Solver(s) => Some(s),
+            KindSpec::External(s) => Some(s),
+        }
+    };
+}
+
 impl KindSpec {
     /// A `kind` with every default of its keys.
     pub fn of(kind: PlayerKind) -> KindSpec {
@@ -256,25 +270,11 @@ impl KindSpec {
 
     /// The kind's own keys (`None`: it has none).
     fn keyed(&self) -> Option<&dyn Keyed> {
-        match self {
-            KindSpec::Human | KindSpec::Leftmost | KindSpec::Rightmost | KindSpec::Random | KindSpec::Invalid => None,
-            KindSpec::Minimax(s) => Some(s),
-            KindSpec::Mcts(s) => Some(s),
-            KindSpec::Alphazero(s) => Some(s),
-            KindSpec::Solver(s) => Some(s),
-            KindSpec::External(s) => Some(s),
-        }
+        keyed_arms!(self)
     }
 
     fn keyed_mut(&mut self) -> Option<&mut dyn Keyed> {
-        match self {
-            KindSpec::Human | KindSpec::Leftmost | KindSpec::Rightmost | KindSpec::Random | KindSpec::Invalid => None,
-            KindSpec::Minimax(s) => Some(s),
-            KindSpec::Mcts(s) => Some(s),
-            KindSpec::Alphazero(s) => Some(s),
-            KindSpec::Solver(s) => Some(s),
-            KindSpec::External(s) => Some(s),
-        }
+        keyed_arms!(self)
     }
 
     /// Stores `v`, of the type [`KindInfo::key`] gives, in key `name`; a
@@ -293,18 +293,7 @@ impl KindSpec {
     /// Checks what a key cannot check alone (an external player needs a
     /// command); the error completes "player 2 …".
     pub fn complete(&self) -> Result<(), String> {
-        match self {
-            KindSpec::External(s) => s.complete(),
-            KindSpec::Human
-            | KindSpec::Leftmost
-            | KindSpec::Rightmost
-            | KindSpec::Random
-            | KindSpec::Invalid
-            | KindSpec::Minimax(_)
-            | KindSpec::Mcts(_)
-            | KindSpec::Alphazero(_)
-            | KindSpec::Solver(_) => Ok(()),
-        }
+        self.keyed().map_or(Ok(()), |k| k.complete())
     }
 }
 
@@ -347,18 +336,7 @@ pub fn build_strategy(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>,
 /// that cannot play on `cfg` (an AlphaZero model trained for another board
 /// size, read from its `meta.json`; a board too large for the solver).
 pub fn check_fits(spec: &PlayerSpec, cfg: BoardConfig) -> Result<(), String> {
-    let fits = match &spec.kind {
-        KindSpec::Alphazero(s) => s.fits(cfg),
-        KindSpec::Solver(_) => solver::fits(cfg),
-        KindSpec::Human
-        | KindSpec::Leftmost
-        | KindSpec::Rightmost
-        | KindSpec::Random
-        | KindSpec::Invalid
-        | KindSpec::Minimax(_)
-        | KindSpec::Mcts(_)
-        | KindSpec::External(_) => Ok(()),
-    };
+    let fits = spec.kind.keyed().map_or(Ok(()), |k| k.fits(cfg));
     fits.map_err(|e| format!("player `{}`: {e}", spec.name))
 }
 

@@ -29,37 +29,76 @@ pub fn latest(out: &Path) -> Option<PathBuf> {
     list(out).pop().map(|(_, p)| p)
 }
 
-pub fn read_meta(dir: &Path) -> Result<Meta, String> {
+/// Why a `model:` path gives no network.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{} is not a c4sim checkpoint: {source}", path.display())]
+    NotMeta { path: PathBuf, source: serde_json::Error },
+    #[error(
+        "{} is format `{}` version {}; this c4sim reads `{FORMAT}` up to version {VERSION}",
+        path.display(), meta.format, meta.version
+    )]
+    Version { path: PathBuf, meta: Box<Meta> },
+    #[error("cannot load {}: {source}", path.display())]
+    Weights { path: PathBuf, source: candle_core::Error },
+    #[error("{} has no complete checkpoint yet", path.display())]
+    NoCheckpoint { path: PathBuf },
+    #[error("model `{}` does not exist (expected a training `out` directory or a checkpoint directory)", path.display())]
+    Missing { path: PathBuf },
+    #[error(
+        "`{}` is not a c4sim model: expected a training `out` directory (with checkpoints/), \
+         a checkpoint directory (with {META_FILE}), or its {MODEL_FILE}",
+        path.display()
+    )]
+    NotAModel { path: PathBuf },
+}
+
+/// Lets the shells that still speak in messages use `?` on a model error.
+impl From<ModelError> for String {
+    fn from(e: ModelError) -> String {
+        e.to_string()
+    }
+}
+
+/// A checkpoint's `meta.json`, refused when it is another format or newer.
+pub fn read_meta(dir: &Path) -> Result<Meta, ModelError> {
     let path = dir.join(META_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let meta: Meta =
-        serde_json::from_str(&text).map_err(|e| format!("{} is not a c4sim checkpoint: {e}", path.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(|source| ModelError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let meta: Meta = serde_json::from_str(&text).map_err(|source| ModelError::NotMeta {
+        path: path.clone(),
+        source,
+    })?;
     if meta.format != FORMAT || meta.version > VERSION {
-        return Err(format!(
-            "{} is format `{}` version {}; this c4sim reads `{FORMAT}` up to version {VERSION}",
-            path.display(),
-            meta.format,
-            meta.version
-        ));
+        return Err(ModelError::Version {
+            path,
+            meta: Box::new(meta),
+        });
     }
     Ok(meta)
 }
 
 /// Loads the network a `model:` path names (see [`resolve_model`]) onto
 /// `device`, with its metadata.
-pub fn load_model(model: &Path, device: &candle_core::Device) -> Result<(Meta, crate::az::network::Net), String> {
+pub fn load_model(model: &Path, device: &candle_core::Device) -> Result<(Meta, crate::az::network::Net), ModelError> {
     let dir = resolve_model(model)?;
     let meta = read_meta(&dir)?;
     let file = dir.join(MODEL_FILE);
-    let net = crate::az::network::Net::load(meta.network, &file, device)
-        .map_err(|e| format!("cannot load {}: {e}", file.display()))?;
+    let net = crate::az::network::Net::load(meta.network, &file, device).map_err(|source| ModelError::Weights {
+        path: file.clone(),
+        source,
+    })?;
     Ok((meta, net))
 }
 
 /// Resolves a `model:` path: a checkpoint directory (with `meta.json`), a
 /// training output directory (its latest checkpoint), or a file inside a
 /// checkpoint directory (`model.safetensors`).
-pub fn resolve_model(path: &Path) -> Result<PathBuf, String> {
+pub fn resolve_model(path: &Path) -> Result<PathBuf, ModelError> {
     if path.join(META_FILE).is_file() {
         return Ok(path.to_path_buf());
     }
@@ -69,19 +108,18 @@ pub fn resolve_model(path: &Path) -> Result<PathBuf, String> {
         }
     }
     if path.join("checkpoints").is_dir() {
-        return latest(path).ok_or_else(|| format!("{} has no complete checkpoint yet", path.display()));
+        return latest(path).ok_or_else(|| ModelError::NoCheckpoint {
+            path: path.to_path_buf(),
+        });
     }
     if !path.exists() {
-        return Err(format!(
-            "model `{}` does not exist (expected a training `out` directory or a checkpoint directory)",
-            path.display()
-        ));
+        return Err(ModelError::Missing {
+            path: path.to_path_buf(),
+        });
     }
-    Err(format!(
-        "`{}` is not a c4sim model: expected a training `out` directory (with checkpoints/), \
-         a checkpoint directory (with {META_FILE}), or its {MODEL_FILE}",
-        path.display()
-    ))
+    Err(ModelError::NotAModel {
+        path: path.to_path_buf(),
+    })
 }
 
 #[cfg(test)]
@@ -92,7 +130,7 @@ mod tests {
     fn foreign_meta_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(META_FILE), "{\"format\": 3}").unwrap();
-        assert!(read_meta(dir.path()).unwrap_err().contains("not a c4sim checkpoint"));
+        assert!(matches!(read_meta(dir.path()), Err(ModelError::NotMeta { .. })));
     }
 
     #[test]
@@ -100,7 +138,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert!(resolve_model(&dir.path().join("nope"))
             .unwrap_err()
+            .to_string()
             .contains("does not exist"));
-        assert!(resolve_model(dir.path()).unwrap_err().contains("is not a c4sim model"));
+        assert!(matches!(resolve_model(dir.path()), Err(ModelError::NotAModel { .. })));
     }
 }

@@ -52,6 +52,10 @@ impl KindKeys for SolverSpec {
         budget_key!("nodes", nodes),
         optional_path_key!("book", book),
     ];
+
+    fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
+        fits(cfg)
+    }
 }
 
 impl SolverSpec {
@@ -126,7 +130,7 @@ pub fn read_book(path: &std::path::Path) -> Result<Book, String> {
 
 /// Whether the solver can play on `cfg` at all (before any game starts).
 pub fn fits(cfg: BoardConfig) -> Result<(), String> {
-    Solver::new(cfg, 10).map(drop)
+    Ok(Solver::new(cfg, 10).map(drop)?)
 }
 
 impl Strategy for SolverBot {

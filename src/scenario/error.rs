@@ -6,14 +6,14 @@
 //! reading one should not need to open the documentation to fix the file.
 
 use super::tree::Loc;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// A problem in a scenario or player profile, with where it was written.
 ///
 /// `line` and `column` are 1-based; when no location is known they are 1, 1
 /// (the start of the file), so the `FILE:LINE:COLUMN` form always holds.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{line}:{column}: {message}", file.display())]
 pub struct ScenarioError {
     pub file: PathBuf,
     pub line: usize,
@@ -35,21 +35,6 @@ impl ScenarioError {
         ScenarioError::new(file, pos.line, pos.column, message)
     }
 }
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.file.display(),
-            self.line,
-            self.column,
-            self.message
-        )
-    }
-}
-
-impl std::error::Error for ScenarioError {}
 
 /// The candidate closest to `word`, if one is close enough to be a likely
 /// typo. Two measures are combined because they catch different mistakes:

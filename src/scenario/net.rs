@@ -170,13 +170,7 @@ pub(crate) fn parse_server(doc: Doc, v: &Node) -> Result<ServerSettings, Scenari
     doc.check_keys(entries, &SERVER_KEYS, " in `server`")?;
     let mut s = ServerSettings::default();
     if let Some((_, v)) = get(entries, "bind") {
-        let text = doc.string("bind", v)?;
-        s.bind = text.trim().parse().map_err(|_| {
-            doc.err(
-                v.pos(),
-                format!("`bind` must be an IP address and port like 127.0.0.1:7878 or [::1]:7878, got `{text}`"),
-            )
-        })?;
+        s.bind = doc.bind("bind", v, 7878)?;
     }
     if let Some((_, v)) = get(entries, "games") {
         let Node::Seq { items, .. } = v else {

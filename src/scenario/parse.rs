@@ -146,20 +146,7 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
             "a scenario file holds one YAML document, but a second one starts here",
         ));
     }
-    let top: &[(Node, Node)] = match &t.root {
-        Some(Node::Map { entries, .. }) => entries,
-        Some(n) if !n.is_null() => {
-            return Err(doc.err(
-                n.pos(),
-                format!(
-                    "a scenario must be a mapping of keys such as `mode: match` on their own lines, got {}; allowed keys: {}",
-                    n.describe(),
-                    TOP_KEYS.join(", ")
-                ),
-            ))
-        }
-        _ => &[],
-    };
+    let top = top_entries(doc, &t.root)?;
     doc.check_keys(top, &TOP_KEYS, " at the top level")?;
 
     let name = match get(top, "name") {
@@ -186,6 +173,59 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         Some((_, v)) => COLOR_VALUES[doc.choice("color", "color choice", v, &COLORS)?],
         None => ColorChoice::Auto,
     };
+    let players = parse_seats(doc, top, mode, path)?;
+    let match_settings = parse_match(doc, top, &players)?;
+
+    // Each mode's section has its own typed parser, owned by that mode.
+    let tournament = section(top, "tournament", |v| super::tournament::parse_tournament(doc, v))?;
+    let report = section(top, "report", |v| super::tournament::parse_report(doc, v))?;
+    let train = section(top, "train", |v| super::train::parse_train(doc, v, board))?;
+    let server = section(top, "server", |v| super::net::parse_server(doc, v))?;
+    let join = section(top, "join", |v| super::net::parse_join(doc, v))?;
+    let web = section(top, "web", |v| super::web::parse_web(doc, v))?;
+    if mode == Mode::Tournament {
+        check_tournament_players(doc, src, top, &tournament.clone().unwrap_or_default(), &players)?;
+    }
+
+    Ok(Scenario {
+        path: path.to_path_buf(),
+        name,
+        mode,
+        seed,
+        board,
+        limits,
+        render,
+        color,
+        players,
+        match_settings,
+        tournament,
+        report,
+        train,
+        server,
+        join,
+        web,
+    })
+}
+
+/// The top level's entries: a mapping, or nothing for an empty file.
+fn top_entries<'a>(doc: Doc, root: &'a Option<Node>) -> Result<&'a [(Node, Node)], ScenarioError> {
+    match root {
+        Some(Node::Map { entries, .. }) => Ok(entries),
+        Some(n) if !n.is_null() => Err(doc.err(
+            n.pos(),
+            format!(
+                "a scenario must be a mapping of keys such as `mode: match` on their own lines, got {}; allowed keys: {}",
+                n.describe(),
+                TOP_KEYS.join(", ")
+            ),
+        )),
+        _ => Ok(&[]),
+    }
+}
+
+/// The `players` list (or each mode's default), named apart, with a count
+/// the mode cannot use reported at the `players` key.
+fn parse_seats(doc: Doc, top: &[(Node, Node)], mode: Mode, path: &Path) -> Result<Vec<PlayerSpec>, ScenarioError> {
     let mut players = match get(top, "players") {
         Some((_, v)) => players::parse_list(doc, v, &ProfileLookup::for_scenario(path))?,
         // `mode: web` plays the shipped AlphaZero unless told otherwise.
@@ -218,47 +258,23 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Scenario, ScenarioError> {
             .map_or(Loc::START, |(k, _)| k.pos());
         return Err(doc.err(pos, msg));
     }
-    let match_settings = parse_match(doc, top, &players)?;
+    Ok(players)
+}
 
-    // Each mode's section has its own typed parser, owned by that mode.
-    let tournament = section(top, "tournament", |v| super::tournament::parse_tournament(doc, v))?;
-    let report = section(top, "report", |v| super::tournament::parse_report(doc, v))?;
-    let train = section(top, "train", |v| super::train::parse_train(doc, v, board))?;
-    let server = section(top, "server", |v| super::net::parse_server(doc, v))?;
-    let join = section(top, "join", |v| super::net::parse_join(doc, v))?;
-    let web = section(top, "web", |v| super::web::parse_web(doc, v))?;
-    if mode == Mode::Tournament {
-        let key_pos = |key: &str| top.iter().find(|(k, _)| k.scalar() == Some(key)).map(|(k, _)| k.pos());
-        let players_pos = key_pos("players").unwrap_or(Loc::START);
-        let anchor_pos = super::locate(src, &["tournament".into(), "anchor".into()])
-            .map_or(players_pos, |(line, column)| Loc { line, column });
-        super::tournament::check_players(
-            doc,
-            players_pos,
-            anchor_pos,
-            &tournament.clone().unwrap_or_default(),
-            &players,
-        )?;
-    }
-
-    Ok(Scenario {
-        path: path.to_path_buf(),
-        name,
-        mode,
-        seed,
-        board,
-        limits,
-        render,
-        color,
-        players,
-        match_settings,
-        tournament,
-        report,
-        train,
-        server,
-        join,
-        web,
-    })
+/// A tournament's players checked against its section (anchor, sizes),
+/// each error at the key that causes it.
+fn check_tournament_players(
+    doc: Doc,
+    src: &str,
+    top: &[(Node, Node)],
+    tournament: &super::tournament::TournamentSettings,
+    players: &[PlayerSpec],
+) -> Result<(), ScenarioError> {
+    let key_pos = |key: &str| top.iter().find(|(k, _)| k.scalar() == Some(key)).map(|(k, _)| k.pos());
+    let players_pos = key_pos("players").unwrap_or(Loc::START);
+    let anchor_pos = super::locate(src, &["tournament".into(), "anchor".into()])
+        .map_or(players_pos, |(line, column)| Loc { line, column });
+    super::tournament::check_players(doc, players_pos, anchor_pos, tournament, players)
 }
 
 /// A mode's section, parsed by its own parser when the key is present.
@@ -291,10 +307,11 @@ fn parse_board(doc: Doc, top: &[(Node, Node)]) -> Result<BoardConfig, ScenarioEr
             }
         }
     }
-    if let Err(msg) = cfg.validate() {
-        let culprit = BOARD_KEYS.iter().copied().find(|k| msg.starts_with(k));
+    if let Err(e) = cfg.validate() {
+        let culprit = e.key();
         let written = culprit.and_then(|k| get(entries, k));
         let pos = written.map_or(board_key.pos(), |(k, _)| k.pos());
+        let msg = e.to_string();
         let mut msg = match culprit {
             Some(k) => format!("`{k}`{}", &msg[k.len()..]),
             None => msg,

@@ -198,6 +198,53 @@ fn build_player(
     profile: Option<&Profile>,
     who: &str,
 ) -> Result<PlayerSpec, ScenarioError> {
+    let fields = merged_fields(entry_doc, entry, profile);
+    let field = |key: &str| fields.iter().find(|f| f.key == key);
+
+    let names = PlayerKind::names();
+    let kind = match field("kind") {
+        Some(f) => {
+            let i = f.doc().choice("kind", "player kind", f.value, &names)?;
+            PlayerKind::from_name(names[i]).expect("a listed kind")
+        }
+        None => {
+            let nor = match profile {
+                Some(p) if !entry.is_empty() => format!(" (nor does its profile `{}`)", p.name),
+                _ => String::new(),
+            };
+            return Err(entry_doc.err(
+                entry_pos,
+                format!("{who} has no `kind`{nor}; allowed kinds: {}", names.join(", ")),
+            ));
+        }
+    };
+    let info = kind.info();
+    check_keys_fit(&fields, kind)?;
+
+    let mut p = PlayerSpec::of_kind(kind);
+    p.name = profile.map_or_else(|| kind.as_str().to_string(), |pr| pr.name.clone());
+    for f in &fields {
+        let (d, v) = (f.doc(), f.value);
+        match f.key {
+            "name" => p.name = d.nonempty_string("name", v)?,
+            "move_time" => p.move_time = Some(d.duration("move_time", v)?),
+            k => {
+                // Keys of another kind were refused above.
+                if let Some(ty) = info.key(k) {
+                    p.kind.set(k, read_value(d, k, ty, v)?);
+                }
+            }
+        }
+    }
+    p.kind
+        .complete()
+        .map_err(|why| entry_doc.err(entry_pos, format!("{who} {why}")))?;
+    Ok(p)
+}
+
+/// The player's keys: its profile's, then the entry's (everything but
+/// `use`), an entry's key replacing the profile's; null values are unset.
+fn merged_fields<'a>(entry_doc: Doc<'a>, entry: &'a [(Node, Node)], profile: Option<&'a Profile>) -> Vec<Field<'a>> {
     let mut fields: Vec<Field> = Vec::new();
     if let Some(Profile {
         file,
@@ -232,27 +279,14 @@ fn build_player(
             None => fields.push(f),
         }
     }
-    let field = |key: &str| fields.iter().find(|f| f.key == key);
+    fields
+}
 
-    let names = PlayerKind::names();
-    let kind = match field("kind") {
-        Some(f) => {
-            let i = f.doc().choice("kind", "player kind", f.value, &names)?;
-            PlayerKind::from_name(names[i]).expect("a listed kind")
-        }
-        None => {
-            let nor = match profile {
-                Some(p) if !entry.is_empty() => format!(" (nor does its profile `{}`)", p.name),
-                _ => String::new(),
-            };
-            return Err(entry_doc.err(
-                entry_pos,
-                format!("{who} has no `kind`{nor}; allowed kinds: {}", names.join(", ")),
-            ));
-        }
-    };
+/// Refuses a key that belongs to other kinds than `kind`, saying which
+/// kinds take it and which keys this kind takes.
+fn check_keys_fit(fields: &[Field], kind: PlayerKind) -> Result<(), ScenarioError> {
     let info = kind.info();
-    for f in &fields {
+    for f in fields {
         let kinds = kinds_with_key(f.key);
         if !kinds.is_empty() && info.key(f.key).is_none() {
             return Err(f.doc().err(
@@ -268,26 +302,7 @@ fn build_player(
             ));
         }
     }
-
-    let mut p = PlayerSpec::of_kind(kind);
-    p.name = profile.map_or_else(|| kind.as_str().to_string(), |pr| pr.name.clone());
-    for f in &fields {
-        let (d, v) = (f.doc(), f.value);
-        match f.key {
-            "name" => p.name = d.nonempty_string("name", v)?,
-            "move_time" => p.move_time = Some(d.duration("move_time", v)?),
-            k => {
-                // Keys of another kind were refused above.
-                if let Some(ty) = info.key(k) {
-                    p.kind.set(k, read_value(d, k, ty, v)?);
-                }
-            }
-        }
-    }
-    p.kind
-        .complete()
-        .map_err(|why| entry_doc.err(entry_pos, format!("{who} {why}")))?;
-    Ok(p)
+    Ok(())
 }
 
 /// Reads one key's value by its registry type.

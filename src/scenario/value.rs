@@ -83,6 +83,17 @@ impl<'a> Doc<'a> {
         }
     }
 
+    /// A listening address, like `127.0.0.1:PORT` (`port` is the example's).
+    pub fn bind(&self, key: &str, v: &Node, port: u16) -> Result<std::net::SocketAddr, ScenarioError> {
+        let text = self.string(key, v)?;
+        text.trim().parse().map_err(|_| {
+            self.err(
+                v.pos(),
+                format!("`{key}` must be an IP address and port like 127.0.0.1:{port} or [::1]:{port}, got `{text}`"),
+            )
+        })
+    }
+
     /// A string that must not be empty or blank.
     pub fn nonempty_string(&self, key: &str, v: &Node) -> Result<String, ScenarioError> {
         let s = self.string(key, v)?;

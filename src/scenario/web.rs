@@ -43,13 +43,7 @@ pub(crate) fn parse_web(doc: Doc, v: &Node) -> Result<WebSettings, ScenarioError
     doc.check_keys(entries, &WEB_KEYS, " in `web`")?;
     let mut s = WebSettings::default();
     if let Some((_, v)) = get(entries, "bind") {
-        let text = doc.string("bind", v)?;
-        s.bind = text.trim().parse().map_err(|_| {
-            doc.err(
-                v.pos(),
-                format!("`bind` must be an IP address and port like 127.0.0.1:8080 or [::1]:8080, got `{text}`"),
-            )
-        })?;
+        s.bind = doc.bind("bind", v, 8080)?;
     }
     Ok(s)
 }

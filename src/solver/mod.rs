@@ -175,14 +175,59 @@ impl std::fmt::Debug for Solver {
     }
 }
 
+/// Why the solver cannot take a board, a table size or a position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SolverError {
+    #[error(transparent)]
+    Board(#[from] crate::game::board::BoardError),
+    #[error(
+        "the solver needs (rows + 1) × cols ≤ 64 bits (one sentinel row per column); {}×{} needs {}",
+        .0.rows, .0.cols, (.0.rows + 1) * .0.cols
+    )]
+    TooManyBits(BoardConfig),
+    #[error("the solver takes at most {MAX_COLS} columns, got {0}")]
+    TooManyCols(usize),
+    #[error("table_log2 must be at most {MAX_TABLE_LOG2}, got {0}")]
+    Table(u32),
+    #[error("move {ply} (column {col}): {why}")]
+    AtMove {
+        ply: usize,
+        col: usize,
+        why: Box<SolverError>,
+    },
+    #[error("the board is {0}, the solver's {1}")]
+    OtherBoard(BoardConfig, BoardConfig),
+    #[error("the solver plays two seats (0 and 1), not seat {0}")]
+    ToMove(usize),
+    #[error("the solver plays two seats, the board has seat {0}")]
+    ThirdSeat(usize),
+    #[error("seat {to_move} cannot be to move with {mine} pieces against {theirs}")]
+    Counts { to_move: usize, mine: usize, theirs: usize },
+    #[error("the game is over: a line is on the board")]
+    Over,
+    #[error("column {col} is out of range (0 to {})", cols - 1)]
+    Column { col: usize, cols: usize },
+    #[error("column {0} is full")]
+    Full(usize),
+    #[error("column {0} ends the game with a line")]
+    Ends(usize),
+}
+
+/// Lets the shells that still speak in messages use `?` on a solver error.
+impl From<SolverError> for String {
+    fn from(e: SolverError) -> String {
+        e.to_string()
+    }
+}
+
 impl Solver {
     /// A solver for `cfg` with a table of about `2^table_log2` entries (8
     /// bytes each; 24 gives 128 MiB; the largest prime at most that many,
     /// more on boards whose keys pass 49 bits + `table_log2`). Errors name the limit that `cfg` breaks.
-    pub fn new(cfg: BoardConfig, table_log2: u32) -> Result<Solver, String> {
+    pub fn new(cfg: BoardConfig, table_log2: u32) -> Result<Solver, SolverError> {
         let geo = Geometry::new(cfg)?;
         if table_log2 > MAX_TABLE_LOG2 {
-            return Err(format!("table_log2 must be at most {MAX_TABLE_LOG2}, got {table_log2}"));
+            return Err(SolverError::Table(table_log2));
         }
         let key_bits = geo.h1 * geo.cols;
         Ok(Solver {
@@ -242,12 +287,14 @@ impl Solver {
     /// the game (a line is made) before or on its last move: a finished game
     /// has nothing to solve. A full board without a line is a position (a
     /// draw, score 0, no moves).
-    pub fn position(&self, moves: &[usize]) -> Result<Pos, String> {
+    pub fn position(&self, moves: &[usize]) -> Result<Pos, SolverError> {
         let mut p = self.start();
         for (i, &c) in moves.iter().enumerate() {
-            p = self
-                .play(&p, c)
-                .map_err(|e| format!("move {} (column {c}): {e}", i + 1))?;
+            p = self.play(&p, c).map_err(|e| SolverError::AtMove {
+                ply: i + 1,
+                col: c,
+                why: Box::new(e),
+            })?;
         }
         Ok(p)
     }
@@ -256,13 +303,13 @@ impl Solver {
     /// callers that hold a referee's board rather than its move list. Errors
     /// on another shape, a third seat's piece, piece counts that do not fit
     /// that side being to move, or a line already made.
-    pub fn position_from_board(&self, board: &Board, to_move: usize) -> Result<Pos, String> {
+    pub fn position_from_board(&self, board: &Board, to_move: usize) -> Result<Pos, SolverError> {
         let g = &self.geo;
         if board.config() != self.cfg {
-            return Err(format!("the board is {}, the solver's {}", board.config(), self.cfg));
+            return Err(SolverError::OtherBoard(board.config(), self.cfg));
         }
         if to_move > 1 {
-            return Err(format!("the solver plays two seats (0 and 1), not seat {to_move}"));
+            return Err(SolverError::ToMove(to_move));
         }
         let mut p = self.start();
         let mut counts = [0usize; 2];
@@ -272,7 +319,7 @@ impl Solver {
                     continue;
                 };
                 if seat > 1 {
-                    return Err(format!("the solver plays two seats, the board has seat {seat}"));
+                    return Err(SolverError::ThirdSeat(seat));
                 }
                 counts[seat] += 1;
                 let bit = 1u64 << (col * g.h1 + row);
@@ -287,12 +334,10 @@ impl Solver {
         }
         let (mine, theirs) = (counts[to_move], counts[1 - to_move]);
         if theirs != mine && theirs != mine + 1 {
-            return Err(format!(
-                "seat {to_move} cannot be to move with {mine} pieces against {theirs}"
-            ));
+            return Err(SolverError::Counts { to_move, mine, theirs });
         }
         if g.has_line(p.current) || g.has_line(p.current ^ p.mask) {
-            return Err("the game is over: a line is on the board".into());
+            return Err(SolverError::Over);
         }
         p.moves = (mine + theirs) as u32;
         Ok(p)
@@ -300,17 +345,20 @@ impl Solver {
 
     /// The position after the side to move plays `col`. Errors on a column
     /// out of range or full, or when the move completes a line.
-    pub fn play(&self, pos: &Pos, col: usize) -> Result<Pos, String> {
+    pub fn play(&self, pos: &Pos, col: usize) -> Result<Pos, SolverError> {
         self.check(pos);
         let g = &self.geo;
         if col >= g.cols as usize {
-            return Err(format!("column {col} is out of range (0 to {})", g.cols - 1));
+            return Err(SolverError::Column {
+                col,
+                cols: g.cols as usize,
+            });
         }
         if !pos.can_play(g, col as u32) {
-            return Err(format!("column {col} is full"));
+            return Err(SolverError::Full(col));
         }
         if pos.is_winning_move(g, col as u32) {
-            return Err(format!("column {col} ends the game with a line"));
+            return Err(SolverError::Ends(col));
         }
         let mut next = *pos;
         next.play(g, col as u32);

@@ -16,6 +16,7 @@
 //! on every move so that the mirrored key (for symmetric table entries) costs
 //! one addition instead of a loop over the columns.
 
+use super::SolverError;
 use crate::game::BoardConfig;
 
 /// Largest number of columns the geometry holds (the crate's `MAX_SIDE`).
@@ -60,21 +61,15 @@ fn shr(x: u64, n: u32) -> u64 {
 
 impl Geometry {
     /// The shape, or why the solver cannot take it.
-    pub fn new(cfg: BoardConfig) -> Result<Geometry, String> {
+    pub fn new(cfg: BoardConfig) -> Result<Geometry, SolverError> {
         cfg.validate()?;
         let (rows, cols) = (cfg.rows as u32, cfg.cols as u32);
         let h1 = rows + 1;
         if h1 * cols > 64 {
-            return Err(format!(
-                "the solver needs (rows + 1) × cols ≤ 64 bits (one sentinel row per column); \
-                 {}×{} needs {}",
-                cfg.rows,
-                cfg.cols,
-                h1 * cols
-            ));
+            return Err(SolverError::TooManyBits(cfg));
         }
         if cols as usize > MAX_COLS {
-            return Err(format!("the solver takes at most {MAX_COLS} columns, got {cols}"));
+            return Err(SolverError::TooManyCols(cfg.cols));
         }
         let mut bottom = 0u64;
         for c in 0..cols {

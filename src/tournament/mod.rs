@@ -177,47 +177,13 @@ pub fn run_tournament_watched(
     let t = sc.tournament.clone().unwrap_or_default();
     let rs = sc.report.clone().unwrap_or_default();
     let dir = rs.dir_for(&sc.path);
-    let usage = |e: String| ModeError::Usage(format!("{}: {e}", sc.path.display()));
-    let openings = schedule::load_openings(&t.openings, sc.board, sc.seed, &sc.path).map_err(usage)?;
-    for spec in &sc.players {
-        crate::players::check_fits(spec, sc.board).map_err(usage)?;
-    }
-    let (pairs, per) = schedule::pairings(t.schedule, sc.players.len(), t.games_per_pair);
-    let mut plan = schedule::plan(&pairs, per, &openings);
-    if let Some(s) = shard {
-        if t.sprt.is_some() {
-            return Err(usage(
-                "--shard cannot split an SPRT run: its stop depends on every game before it; run it on one machine"
-                    .into(),
-            ));
-        }
-        plan.retain(|p| s.plays(p.index));
-    }
+    let (openings, plan) = plan_games(sc, &t, shard)?;
     let total = plan.len() as u64;
-    let files = shard.map(|s| (s.games_file(), s.state_file()));
-    let files = files
-        .as_ref()
-        .map_or(("games.jsonl", "state.json"), |(g, s)| (g.as_str(), s.as_str()));
-    let (mut store, done) = Store::open_as(&dir, files, &fingerprint(sc, &t, &openings), total, &sc.path, fresh)
-        .map_err(|e| ModeError::Usage(format!("error: {e}")))?;
-    resolved::save(sc, &dir).map_err(|e| ModeError::Failed(format!("cannot write in {}: {e}", dir.display())))?;
+    let (mut store, done) = open_store(sc, &fingerprint(sc, &t, &openings), &dir, shard, total, fresh)?;
     let names: Vec<String> = sc.players.iter().map(|p| p.name.clone()).collect();
-    let finished: std::collections::HashSet<u64> = done.iter().map(|g| g.game).collect();
-    let mut todo: Vec<Planned> = plan.into_iter().filter(|p| !finished.contains(&p.index)).collect();
     // SPRT: the test state is recomputed from the records (resume included).
     let mut sprt = t.sprt.as_ref().map(|s| sprt::Sequential::new(s, &names));
-    if let Some(q) = sprt.as_mut() {
-        if done.iter().fold(false, |_, g| q.add(g)) {
-            todo.clear();
-        }
-    }
-    if !done.is_empty() {
-        eprintln!(
-            "Resuming {}: {} of {total} games already played.",
-            dir.display(),
-            done.len()
-        );
-    }
+    let todo = still_to_play(plan, &done, sprt.as_mut());
     let standings = |all: &[GameLine]| GameEvent::Summary {
         tallies: tallies(&names, all),
     };
@@ -249,14 +215,7 @@ pub fn run_tournament_watched(
                 bar.inc(1);
                 bar.set_message(sprt.as_ref().map_or(leader.clone(), |q| q.summary().progress_line()));
                 if json {
-                    let mut g = serde_json::to_value(&line).unwrap_or_default();
-                    g["event"] = json!("game_over");
-                    println!("{g}");
-                    let mut p = json!({"event": "progress", "done": all.len(), "total": total, "leader": leader});
-                    if let Some(q) = &sprt {
-                        p["sprt"] = q.summary().json();
-                    }
-                    println!("{p}");
+                    print_game_json(&line, all.len(), total, &leader, sprt.as_ref());
                 }
                 !decided
             };
@@ -282,6 +241,83 @@ pub fn run_tournament_watched(
     }
     let all = lines.borrow().clone();
     finish(sc, &dir, &names, all, sprt.as_ref(), total, json)
+}
+
+/// The openings and the games of this run (of its shard, with `--shard`),
+/// after checking every player fits the board.
+fn plan_games(
+    sc: &Scenario,
+    t: &TournamentSettings,
+    shard: Option<shard::Shard>,
+) -> Result<(Vec<Vec<usize>>, Vec<Planned>), ModeError> {
+    let usage = |e: String| ModeError::Usage(format!("{}: {e}", sc.path.display()));
+    let openings = schedule::load_openings(&t.openings, sc.board, sc.seed, &sc.path).map_err(usage)?;
+    for spec in &sc.players {
+        crate::players::check_fits(spec, sc.board).map_err(usage)?;
+    }
+    let (pairs, per) = schedule::pairings(t.schedule, sc.players.len(), t.games_per_pair);
+    let mut plan = schedule::plan(&pairs, per, &openings);
+    if let Some(s) = shard {
+        if t.sprt.is_some() {
+            return Err(usage(
+                "--shard cannot split an SPRT run: its stop depends on every game before it; run it on one machine"
+                    .into(),
+            ));
+        }
+        plan.retain(|p| s.plays(p.index));
+    }
+    Ok((openings, plan))
+}
+
+/// The run's game store (the shard's own files with `--shard`) and the games
+/// it already holds (said on stderr), with the resolved scenario saved beside it.
+fn open_store(
+    sc: &Scenario,
+    fingerprint: &str,
+    dir: &Path,
+    shard: Option<shard::Shard>,
+    total: u64,
+    fresh: bool,
+) -> Result<(Store, Vec<GameLine>), ModeError> {
+    let files = shard.map(|s| (s.games_file(), s.state_file()));
+    let files = files
+        .as_ref()
+        .map_or(("games.jsonl", "state.json"), |(g, s)| (g.as_str(), s.as_str()));
+    let opened = Store::open_as(dir, files, fingerprint, total, &sc.path, fresh)
+        .map_err(|e| ModeError::Usage(format!("error: {e}")))?;
+    resolved::save(sc, dir).map_err(|e| ModeError::Failed(format!("cannot write in {}: {e}", dir.display())))?;
+    if !opened.1.is_empty() {
+        eprintln!(
+            "Resuming {}: {} of {total} games already played.",
+            dir.display(),
+            opened.1.len()
+        );
+    }
+    Ok(opened)
+}
+
+/// The planned games not yet recorded, or none when the SPRT, fed the
+/// recorded games, has already decided.
+fn still_to_play(plan: Vec<Planned>, done: &[GameLine], sprt: Option<&mut sprt::Sequential>) -> Vec<Planned> {
+    if let Some(q) = sprt {
+        if done.iter().fold(false, |_, g| q.add(g)) {
+            return Vec::new();
+        }
+    }
+    let finished: std::collections::HashSet<u64> = done.iter().map(|g| g.game).collect();
+    plan.into_iter().filter(|p| !finished.contains(&p.index)).collect()
+}
+
+/// `--json`: one finished game, then the progress after it.
+fn print_game_json(line: &GameLine, done: usize, total: u64, leader: &str, sprt: Option<&sprt::Sequential>) {
+    let mut g = serde_json::to_value(line).unwrap_or_default();
+    g["event"] = json!("game_over");
+    println!("{g}");
+    let mut p = json!({"event": "progress", "done": done, "total": total, "leader": leader});
+    if let Some(q) = sprt {
+        p["sprt"] = q.summary().json();
+    }
+    println!("{p}");
 }
 
 /// The progress bar of a tournament on a terminal (hidden with `--json` or

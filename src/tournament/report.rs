@@ -2,7 +2,7 @@
 //! resumed tournament reports exactly what an uninterrupted one does), and
 //! its markdown, JSON, CSV and HTML forms.
 
-use super::ratings::{fit, head_to_head, Bound, HeadToHead, Result2};
+use super::ratings::{fit, head_to_head, Bound, HeadToHead, Ratings, Result2};
 use super::store::GameLine;
 use crate::game::EndReason;
 use serde::Serialize;
@@ -73,41 +73,8 @@ pub fn build(
     anchor: Option<(usize, f64)>,
 ) -> Report {
     let n = players.len();
-    let idx = |p: &str| players.iter().position(|q| q == p);
-    let mut results = Vec::new();
-    let mut wdl = vec![(0u32, 0u32, 0u32); n];
-    let mut cross = vec![vec![(0.0f64, 0u32); n]; n];
-    let mut ended = vec![[0u32; 5]; n];
-    let mut faults = vec![[0u32; 5]; n];
-    let mut first = (0u32, 0.0f64);
-    let reason_ix = |r: EndReason| EndReason::ALL.iter().position(|x| *x == r).unwrap_or(0);
-    for g in games {
-        let (Some(a), Some(b)) = (idx(&g.players[0]), idx(&g.players[1])) else {
-            continue;
-        };
-        let sa = g.first_seat_score();
-        results.push(Result2 { a, b, score_a: sa });
-        for (me, s) in [(a, sa), (b, 1.0 - sa)] {
-            if s == 1.0 {
-                wdl[me].0 += 1;
-            } else if s == 0.5 {
-                wdl[me].1 += 1;
-            } else {
-                wdl[me].2 += 1;
-            }
-            ended[me][reason_ix(g.reason)] += 1;
-            if s == 0.0 && FAULTS.contains(&g.reason) {
-                faults[me][reason_ix(g.reason)] += 1;
-            }
-        }
-        cross[a][b].0 += sa;
-        cross[a][b].1 += 1;
-        cross[b][a].0 += 1.0 - sa;
-        cross[b][a].1 += 1;
-        first.0 += 1;
-        first.1 += sa;
-    }
-    let ratings = fit(n, &results, anchor);
+    let counts = Counts::of(players, games);
+    let ratings = fit(n, &counts.results, anchor);
     let thinking = ms_per_move(players, games);
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&i, &j| {
@@ -115,7 +82,129 @@ pub fn build(
             .total_cmp(&ratings.elo[i])
             .then(players[i].cmp(&players[j]))
     });
-    let standings: Vec<Standing> = order
+    let standings = build_standings(players, &order, &counts.wdl, &ratings, &thinking);
+    let crosstable = order
+        .iter()
+        .map(|&i| {
+            order
+                .iter()
+                .map(|&j| (counts.cross[i][j].1 > 0).then_some(counts.cross[i][j]))
+                .collect()
+        })
+        .collect();
+    let reasons = order
+        .iter()
+        .map(|&i| Reasons {
+            name: players[i].clone(),
+            ended_by: pick(&counts.ended[i], &EndReason::ALL),
+            faults: pick(&counts.faults[i], &FAULTS),
+        })
+        .collect();
+    let head_to_head = (n == 2).then(|| {
+        let (w, d, l) = counts.wdl[order[0]];
+        head_to_head(w, d, l)
+    });
+    let first = counts.first;
+    Report {
+        name: name.to_string(),
+        schedule: schedule.to_string(),
+        total_games: total,
+        finished_games: games.len() as u64,
+        standings,
+        crosstable,
+        reasons,
+        first_mover_games: first.0,
+        first_mover_score: if first.0 > 0 { first.1 / first.0 as f64 } else { 0.0 },
+        head_to_head,
+        sprt: None,
+    }
+}
+
+/// What the report counts in one pass over the games, by player index;
+/// games with a player not in the list are left out of every count.
+struct Counts {
+    /// Each game as the rating fit reads it.
+    results: Vec<Result2>,
+    /// (wins, draws, losses).
+    wdl: Vec<(u32, u32, u32)>,
+    /// `cross[i][j]`: (score, games) of i against j.
+    cross: Vec<Vec<(f64, u32)>>,
+    /// Games that ended by each reason, indexed as [`EndReason::ALL`].
+    ended: Vec<[u32; 5]>,
+    /// Games lost by the player's own fault, by reason, indexed the same way.
+    faults: Vec<[u32; 5]>,
+    /// (games, summed score) of the first mover.
+    first: (u32, f64),
+}
+
+impl Counts {
+    /// Counts `games` for `players`, in one pass and in game order.
+    fn of(players: &[String], games: &[GameLine]) -> Counts {
+        let n = players.len();
+        let idx = |p: &str| players.iter().position(|q| q == p);
+        let mut c = Counts {
+            results: Vec::new(),
+            wdl: vec![(0u32, 0u32, 0u32); n],
+            cross: vec![vec![(0.0f64, 0u32); n]; n],
+            ended: vec![[0u32; 5]; n],
+            faults: vec![[0u32; 5]; n],
+            first: (0u32, 0.0f64),
+        };
+        for g in games {
+            let (Some(a), Some(b)) = (idx(&g.players[0]), idx(&g.players[1])) else {
+                continue;
+            };
+            let sa = g.first_seat_score();
+            c.results.push(Result2 { a, b, score_a: sa });
+            for (me, s) in [(a, sa), (b, 1.0 - sa)] {
+                if s == 1.0 {
+                    c.wdl[me].0 += 1;
+                } else if s == 0.5 {
+                    c.wdl[me].1 += 1;
+                } else {
+                    c.wdl[me].2 += 1;
+                }
+                c.ended[me][reason_ix(g.reason)] += 1;
+                if s == 0.0 && FAULTS.contains(&g.reason) {
+                    c.faults[me][reason_ix(g.reason)] += 1;
+                }
+            }
+            c.cross[a][b].0 += sa;
+            c.cross[a][b].1 += 1;
+            c.cross[b][a].0 += 1.0 - sa;
+            c.cross[b][a].1 += 1;
+            c.first.0 += 1;
+            c.first.1 += sa;
+        }
+        c
+    }
+}
+
+/// Where a reason's count sits in the per-reason arrays of [`Counts`].
+fn reason_ix(r: EndReason) -> usize {
+    EndReason::ALL.iter().position(|x| *x == r).unwrap_or(0)
+}
+
+/// The counts of the reasons in `only`, in [`EndReason::ALL`] order, so
+/// every row of the "how games ended" table has the same columns.
+fn pick(counts: &[u32; 5], only: &[EndReason]) -> Vec<(EndReason, u32)> {
+    EndReason::ALL
+        .iter()
+        .filter(|r| only.contains(r))
+        .map(|&r| (r, counts[reason_ix(r)]))
+        .collect()
+}
+
+/// The standings rows in rating `order`, each with its likelihood of being
+/// stronger than the player ranked just below.
+fn build_standings(
+    players: &[String],
+    order: &[usize],
+    wdl: &[(u32, u32, u32)],
+    ratings: &Ratings,
+    thinking: &[Option<f64>],
+) -> Vec<Standing> {
+    order
         .iter()
         .enumerate()
         .map(|(rank, &i)| {
@@ -141,48 +230,7 @@ pub fn build(
                 ms_per_move: thinking[i],
             }
         })
-        .collect();
-    let crosstable = order
-        .iter()
-        .map(|&i| {
-            order
-                .iter()
-                .map(|&j| (cross[i][j].1 > 0).then_some(cross[i][j]))
-                .collect()
-        })
-        .collect();
-    let pick = |counts: &[u32; 5], only: &[EndReason]| -> Vec<(EndReason, u32)> {
-        EndReason::ALL
-            .iter()
-            .filter(|r| only.contains(r))
-            .map(|&r| (r, counts[reason_ix(r)]))
-            .collect()
-    };
-    let reasons = order
-        .iter()
-        .map(|&i| Reasons {
-            name: players[i].clone(),
-            ended_by: pick(&ended[i], &EndReason::ALL),
-            faults: pick(&faults[i], &FAULTS),
-        })
-        .collect();
-    let head_to_head = (n == 2).then(|| {
-        let (w, d, l) = wdl[order[0]];
-        head_to_head(w, d, l)
-    });
-    Report {
-        name: name.to_string(),
-        schedule: schedule.to_string(),
-        total_games: total,
-        finished_games: games.len() as u64,
-        standings,
-        crosstable,
-        reasons,
-        first_mover_games: first.0,
-        first_mover_score: if first.0 > 0 { first.1 / first.0 as f64 } else { 0.0 },
-        head_to_head,
-        sprt: None,
-    }
+        .collect()
 }
 
 /// Each player's mean thinking time per turn over `games`, in player order:

@@ -63,6 +63,22 @@ impl GameLine {
     }
 }
 
+/// Why a tournament's directory cannot be opened or resumed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{}: {why}", path.display())]
+    State { path: PathBuf, why: String },
+    #[error(
+        "{} holds another tournament (from {scenario}: different players, settings or seed); run with --fresh to start over, or set report.dir",
+        dir.display()
+    )]
+    Another { dir: PathBuf, scenario: String },
+    #[error("{}:{line}: not a game record: {why}", path.display())]
+    Line { path: PathBuf, line: usize, why: String },
+}
+
 #[derive(Serialize, Deserialize, PartialEq, Debug)]
 struct State {
     fingerprint: String,
@@ -92,7 +108,7 @@ impl Store {
         total: u64,
         scenario: &Path,
         fresh: bool,
-    ) -> Result<(Store, Vec<GameLine>), String> {
+    ) -> Result<(Store, Vec<GameLine>), StoreError> {
         Self::open_as(dir, ("games.jsonl", "state.json"), fingerprint, total, scenario, fresh)
     }
 
@@ -105,8 +121,11 @@ impl Store {
         total: u64,
         scenario: &Path,
         fresh: bool,
-    ) -> Result<(Store, Vec<GameLine>), String> {
-        let ctx = |e: std::io::Error| format!("{}: {e}", dir.display());
+    ) -> Result<(Store, Vec<GameLine>), StoreError> {
+        let ctx = |source| StoreError::Io {
+            path: dir.to_path_buf(),
+            source,
+        };
         fs::create_dir_all(dir).map_err(ctx)?;
         let games = dir.join(games_name);
         let state_path = dir.join(state_name);
@@ -123,16 +142,18 @@ impl Store {
             scenario: scenario.display().to_string(),
         };
         if let Ok(text) = fs::read_to_string(&state_path) {
-            let old: State = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", state_path.display()))?;
+            let old: State = serde_json::from_str(&text).map_err(|e| StoreError::State {
+                path: state_path.clone(),
+                why: e.to_string(),
+            })?;
             if old.fingerprint != state.fingerprint {
-                return Err(format!(
-                    "{} holds another tournament (from {}: different players, settings or seed); run with --fresh to start over, or set report.dir",
-                    dir.display(),
-                    old.scenario
-                ));
+                return Err(StoreError::Another {
+                    dir: dir.to_path_buf(),
+                    scenario: old.scenario,
+                });
             }
         } else {
-            let json = serde_json::to_vec_pretty(&state).map_err(|e| e.to_string())?;
+            let json = serde_json::to_vec_pretty(&state).expect("a state serializes");
             write_atomic(&state_path, &json).map_err(ctx)?;
         }
         let done = Self::read_games(&games)?;
@@ -148,7 +169,7 @@ impl Store {
 
     /// Reads finished games; a half-written last line (a kill mid-write) is
     /// dropped and the file rewritten without it.
-    fn read_games(path: &Path) -> Result<Vec<GameLine>, String> {
+    fn read_games(path: &Path) -> Result<Vec<GameLine>, StoreError> {
         let Ok(text) = fs::read_to_string(path) else {
             return Ok(Vec::new());
         };
@@ -164,12 +185,21 @@ impl Store {
                     good_len += line.len();
                 }
                 _ if !complete => break, // the interrupted last write
-                Err(e) => return Err(format!("{}:{}: not a game record: {e}", path.display(), n + 1)),
+                Err(e) => {
+                    return Err(StoreError::Line {
+                        path: path.to_path_buf(),
+                        line: n + 1,
+                        why: e.to_string(),
+                    })
+                }
                 Ok(_) => unreachable!(),
             }
         }
         if good_len < text.len() {
-            write_atomic(path, &text.as_bytes()[..good_len]).map_err(|e| format!("{}: {e}", path.display()))?;
+            write_atomic(path, &text.as_bytes()[..good_len]).map_err(|source| StoreError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
         }
         Ok(out)
     }
@@ -217,9 +247,9 @@ mod tests {
         let (_, done) = Store::open(&d, "fp1", 3, Path::new("x.yaml"), false).unwrap();
         assert_eq!(done.iter().map(|g| g.game).collect::<Vec<_>>(), vec![1, 2]);
         assert!(fs::read_to_string(Store::games_path(&d)).unwrap().ends_with("}\n"));
-        assert!(Store::open(&d, "fp2", 3, Path::new("y.yaml"), false)
-            .unwrap_err()
-            .contains("--fresh"));
+        let e = Store::open(&d, "fp2", 3, Path::new("y.yaml"), false).unwrap_err();
+        assert!(matches!(e, StoreError::Another { .. }), "{e}");
+        assert!(e.to_string().contains("--fresh"));
         let (_, done) = Store::open(&d, "fp2", 3, Path::new("y.yaml"), true).unwrap();
         assert!(done.is_empty());
     }

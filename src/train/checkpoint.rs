@@ -175,7 +175,10 @@ mod tests {
         assert_eq!(resolve_model(out).unwrap(), l);
         assert_eq!(resolve_model(&l).unwrap(), l);
         assert_eq!(resolve_model(&l.join(MODEL_FILE)).unwrap(), l);
-        assert!(resolve_model(&out.join("nope")).unwrap_err().contains("does not exist"));
+        assert!(resolve_model(&out.join("nope"))
+            .unwrap_err()
+            .to_string()
+            .contains("does not exist"));
     }
 
     #[test]

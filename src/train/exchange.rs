@@ -201,7 +201,7 @@ impl Layout {
     /// Loads the newest published network and its metadata.
     pub fn load_latest(&self) -> Result<(Meta, Net), String> {
         let (_, dir) = self.latest_network()?;
-        model::load_model(&dir, &candle_core::Device::Cpu)
+        Ok(model::load_model(&dir, &candle_core::Device::Cpu)?)
     }
 
     /// Every finished batch file, as (worker, batch number, path), oldest

@@ -105,26 +105,25 @@ impl Batch {
 
     /// Reads a batch file; any damage (truncation, garbage, a wrong count)
     /// is an error that says what is wrong, never a panic or a huge allocation.
-    pub fn decode(bytes: &[u8]) -> Result<Batch, String> {
+    pub fn decode(bytes: &[u8]) -> Result<Batch, BatchError> {
         if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
-            return Err("not a c4sim game batch (no C4GAMES1 header)".into());
+            return Err(BatchError::NotABatch);
         }
         let (body, crc) = bytes.split_at(bytes.len() - 4);
         if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
-            return Err("damaged or truncated (its checksum does not match)".into());
+            return Err(BatchError::Checksum);
         }
         let mut r = Reader {
             bytes: &body[MAGIC.len()..],
         };
         let n = r.u32()? as usize;
         if n > MAX_HEADER {
-            return Err(format!("a header of {n} bytes (at most {MAX_HEADER})"));
+            return Err(BatchError::HeaderSize(n));
         }
-        let header: BatchHeader =
-            serde_json::from_slice(r.take(n)?).map_err(|e| format!("its header is not readable: {e}"))?;
+        let header: BatchHeader = serde_json::from_slice(r.take(n)?).map_err(|e| BatchError::Header(e.to_string()))?;
         let cols = header.board.cols;
         if cols == 0 || cols > MAX_SIDE {
-            return Err(format!("a board of {cols} columns"));
+            return Err(BatchError::Columns(cols));
         }
         let mut games = Vec::new();
         let mut positions = 0u64;
@@ -139,9 +138,7 @@ impl Batch {
             let count = r.u32()? as usize;
             // Checked against what is left before allocating.
             if count.saturating_mul(sample_bytes(cols)) > r.bytes.len() {
-                return Err(format!(
-                    "game {index} claims {count} positions, more than the file holds"
-                ));
+                return Err(BatchError::Overlong { game: index, count });
             }
             let mut samples = Vec::with_capacity(count);
             for _ in 0..count {
@@ -160,7 +157,7 @@ impl Batch {
                 s.value = r.f32()?;
                 let it = r.u32()?;
                 let ply = r.u16()?;
-                sane(&s, &header.board).map_err(|why| format!("game {index}: {why}"))?;
+                sane(&s, &header.board).map_err(|why| BatchError::Unfit { game: index, why })?;
                 samples.push((s, it, ply));
             }
             positions += count as u64;
@@ -172,27 +169,68 @@ impl Batch {
             });
         }
         if !r.bytes.is_empty() {
-            return Err(format!("{} bytes after its last game", r.bytes.len()));
+            return Err(BatchError::Trailing(r.bytes.len()));
         }
         if positions != header.positions {
-            return Err(format!(
-                "its header says {} positions, its games hold {positions}",
-                header.positions
-            ));
+            return Err(BatchError::Positions {
+                header: header.positions,
+                found: positions,
+            });
         }
         Ok(Batch { header, games })
     }
+}
+
+/// Why a batch file was refused: damage, or content no network should
+/// train on. Said as the ledger and the log write it.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum BatchError {
+    #[error("not a c4sim game batch (no C4GAMES1 header)")]
+    NotABatch,
+    #[error("damaged or truncated (its checksum does not match)")]
+    Checksum,
+    #[error("a header of {0} bytes (at most {MAX_HEADER})")]
+    HeaderSize(usize),
+    #[error("its header is not readable: {0}")]
+    Header(String),
+    #[error("a board of {0} columns")]
+    Columns(usize),
+    #[error("ends in the middle of a game")]
+    Truncated,
+    #[error("game {game} claims {count} positions, more than the file holds")]
+    Overlong { game: u32, count: usize },
+    #[error("game {game}: {why}")]
+    Unfit { game: u32, why: Unfit },
+    #[error("{0} bytes after its last game")]
+    Trailing(usize),
+    #[error("its header says {header} positions, its games hold {found}")]
+    Positions { header: u64, found: u64 },
+}
+
+/// A recorded position no network should train on.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum Unfit {
+    #[error("a cell holds two pieces")]
+    TwoPieces,
+    #[error("a piece outside the board")]
+    OffBoard,
+    #[error("a value target of {0}")]
+    Value(f32),
+    #[error("a policy share that is negative or not a number")]
+    Share,
+    #[error("policy shares that sum to {0}")]
+    Sum(f32),
 }
 
 /// A position a network could train on: cells on the board and not
 /// doubly filled, a finite value in \[-1, 1\], a policy of shares that sum
 /// to 1. The checksum catches damage; this catches a file written wrong,
 /// before one NaN reaches the weights.
-fn sane(s: &Sample, board: &BoardMeta) -> Result<(), String> {
+fn sane(s: &Sample, board: &BoardMeta) -> Result<(), Unfit> {
     let cells = board.rows * board.cols;
     for i in 0..4 {
         if s.mine[i] & s.theirs[i] != 0 {
-            return Err("a cell holds two pieces".into());
+            return Err(Unfit::TwoPieces);
         }
         let beyond = |w: u64| {
             let first = i * 64;
@@ -205,19 +243,19 @@ fn sane(s: &Sample, board: &BoardMeta) -> Result<(), String> {
             }
         };
         if beyond(s.mine[i]) || beyond(s.theirs[i]) {
-            return Err("a piece outside the board".into());
+            return Err(Unfit::OffBoard);
         }
     }
     if !s.value.is_finite() || !(-1.0..=1.0).contains(&s.value) {
-        return Err(format!("a value target of {}", s.value));
+        return Err(Unfit::Value(s.value));
     }
     let policy = &s.policy[..board.cols];
     if policy.iter().any(|p| !p.is_finite() || *p < 0.0) {
-        return Err("a policy share that is negative or not a number".into());
+        return Err(Unfit::Share);
     }
     let sum: f32 = policy.iter().sum();
     if (sum - 1.0).abs() > 1e-3 {
-        return Err(format!("policy shares that sum to {sum}"));
+        return Err(Unfit::Sum(sum));
     }
     Ok(())
 }
@@ -227,24 +265,24 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], BatchError> {
         if n > self.bytes.len() {
-            return Err("ends in the middle of a game".into());
+            return Err(BatchError::Truncated);
         }
         let (a, b) = self.bytes.split_at(n);
         self.bytes = b;
         Ok(a)
     }
-    fn u16(&mut self) -> Result<u16, String> {
+    fn u16(&mut self) -> Result<u16, BatchError> {
         Ok(u16::from_le_bytes(self.take(2)?.try_into().expect("2 bytes")))
     }
-    fn u32(&mut self) -> Result<u32, String> {
+    fn u32(&mut self) -> Result<u32, BatchError> {
         Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
     }
-    fn u64(&mut self) -> Result<u64, String> {
+    fn u64(&mut self) -> Result<u64, BatchError> {
         Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
     }
-    fn f32(&mut self) -> Result<f32, String> {
+    fn f32(&mut self) -> Result<f32, BatchError> {
         Ok(f32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
     }
 }
@@ -347,7 +385,8 @@ mod tests {
             b.games[0].samples[1].0.mine[0] = 1;
             spoil(&mut b.games[0].samples[1].0);
             let e = Batch::decode(&b.encode()).unwrap_err();
-            assert!(e.starts_with("game 0: "), "{what}: {e}");
+            assert!(matches!(e, BatchError::Unfit { game: 0, .. }), "{what}: {e}");
+            assert!(e.to_string().starts_with("game 0: "), "{what}: {e}");
         }
     }
 
@@ -363,6 +402,13 @@ mod tests {
         let crc = crc32fast::hash(&bytes);
         bytes.extend_from_slice(&crc.to_le_bytes());
         let e = Batch::decode(&bytes).unwrap_err();
-        assert!(e.contains("more than the file holds"), "{e}");
+        assert_eq!(
+            e,
+            BatchError::Overlong {
+                game: 0,
+                count: u32::MAX as usize
+            }
+        );
+        assert!(e.to_string().contains("more than the file holds"), "{e}");
     }
 }

@@ -230,7 +230,7 @@ impl Ingest {
             }
         };
         let read = bytes
-            .and_then(|bytes| Batch::decode(&bytes))
+            .and_then(|bytes| Batch::decode(&bytes).map_err(|e| e.to_string()))
             .and_then(|b| judge(&b, &self.run, (worker, batch), iteration, self.shape).map(|()| b));
         self.workers_seen.insert(worker.to_string());
         match read {
