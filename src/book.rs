@@ -1,5 +1,7 @@
-//! `c4sim book build`: the shell around [`crate::solver::Book`]: solving the
-//! positions the book still needs, a progress bar, and the file.
+//! `c4sim book build` and `c4sim book scores`: the shells around
+//! [`crate::solver::Book`] (best moves) and [`crate::solver::ScoreBook`]
+//! (every position's score up to a ply): solving the positions a book still
+//! needs on every core, a progress bar, and the file.
 //!
 //! Resumable: the book file is the progress. It is rewritten atomically
 //! (a temporary file renamed over it) every `save_every` and at the end, and
@@ -8,7 +10,7 @@
 //! (ties to the centre-most column), so two builds give the same bytes.
 
 use crate::game::BoardConfig;
-use crate::solver::{Book, Pos, Solver};
+use crate::solver::{Book, Pos, ScoreBook, Solver};
 use crate::util::write_atomic;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -75,6 +77,47 @@ fn say_round(log: &mut dyn Write, start: Instant, entries: usize, todo: &[Pos]) 
     );
 }
 
+/// Runs `solve` on every position of `todo` on `threads` threads (this one
+/// included), each taking the next position, all sharing `solver`'s table;
+/// `on` gets each answer on this thread as it comes, and an error from it
+/// stops the work. Exact answers, so what is built does not depend on which
+/// thread solved what.
+fn solve_each<T: Send>(
+    solver: &mut Solver,
+    threads: usize,
+    todo: &[Pos],
+    solve: impl Fn(&mut Solver, &Pos) -> T + Sync,
+    mut on: impl FnMut(Pos, T) -> Result<(), String>,
+) -> Result<(), String> {
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel();
+    let mut workers: Vec<Solver> = (1..threads.max(1)).map(|_| solver.helper()).collect();
+    let work = |s: &mut Solver, tx: mpsc::Sender<(Pos, T)>| {
+        while let Some(p) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+            if tx.send((*p, solve(s, p))).is_err() {
+                break;
+            }
+        }
+    };
+    std::thread::scope(|scope| -> Result<(), String> {
+        for w in workers.iter_mut() {
+            let tx = tx.clone();
+            scope.spawn(move || work(w, tx));
+        }
+        let tx_main = tx.clone();
+        drop(tx);
+        scope.spawn(move || work(solver, tx_main));
+        for (p, answer) in rx {
+            if let Err(e) = on(p, answer) {
+                // Stop the workers: they see a closed channel at their next send.
+                next.store(todo.len(), Ordering::Relaxed);
+                return Err(e);
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Builds (or resumes) the 6×7 book; returns it. `log` gets one line per
 /// round and a summary.
 pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, String> {
@@ -95,32 +138,15 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Str
         bar.set_position(known as u64);
         // Also a line per round, for logs where no bar is drawn.
         say_round(log, start, book.len(), &todo);
-        // Positions of a round are independent: each thread takes the next
-        // one and finds its best move ([`Solver::best_move`]: one solve, then
-        // one null window per column, cheaper than every column's exact
-        // score), all sharing one table. Exact answers, so the book does not
-        // depend on which thread solved what.
-        let next = AtomicUsize::new(0);
-        let (tx, rx) = mpsc::channel();
-        let mut workers: Vec<Solver> = (1..o.threads.max(1)).map(|_| solver.helper()).collect();
-        let todo = &todo;
-        let work = |s: &mut Solver, tx: mpsc::Sender<(Pos, Option<(usize, i32)>)>| {
-            while let Some(p) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-                if tx.send((*p, s.best_move(p, None))).is_err() {
-                    break;
-                }
-            }
-        };
-        std::thread::scope(|scope| -> Result<(), String> {
-            for w in workers.iter_mut() {
-                let tx = tx.clone();
-                scope.spawn(move || work(w, tx));
-            }
-            let main = &mut solver;
-            let tx_main = tx.clone();
-            drop(tx);
-            scope.spawn(move || work(main, tx_main));
-            for (p, best) in rx {
+        // Positions of a round are independent; each gets its best move
+        // ([`Solver::best_move`]: one solve, then one null window per column,
+        // cheaper than every column's exact score).
+        solve_each(
+            &mut solver,
+            o.threads,
+            &todo,
+            |s, p| s.best_move(p, None),
+            |p, best| {
                 let (col, score) = best.ok_or("a book position without a move")?;
                 book.insert(&p, col, score);
                 bar.set_message(format!("ply {}", p.moves()));
@@ -129,9 +155,9 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Str
                     save(&book)?;
                     last_save = Instant::now();
                 }
-            }
-            Ok(())
-        })?;
+                Ok(())
+            },
+        )?;
         save(&book)?;
     }
     bar.finish_and_clear();
@@ -174,4 +200,81 @@ mod tests {
         assert_eq!(built, b);
         assert_eq!(std::fs::read(&o1.out).unwrap(), b.to_bytes());
     }
+}
+
+/// What `c4sim book scores` builds.
+#[derive(Clone, Debug)]
+pub struct ScoreBuildOptions {
+    /// Scores for every position of up to this many plies.
+    pub plies: u32,
+    pub out: PathBuf,
+    pub table_log2: u32,
+    pub save_every: Duration,
+    /// Solver threads (positions shared between them).
+    pub threads: usize,
+}
+
+/// The score book in `o.out` to resume, or a new one; a file of another
+/// shape or depth is refused rather than mixed in.
+fn open_scores(o: &ScoreBuildOptions, solver: &Solver, log: &mut dyn Write) -> Result<ScoreBook, String> {
+    match std::fs::read(&o.out) {
+        Ok(bytes) => {
+            let b = ScoreBook::parse(&bytes).map_err(|e| format!("{}: {e}", o.out.display()))?;
+            if !b.fits(solver.config()) || b.plies() != o.plies {
+                return Err(format!(
+                    "{} holds scores up to ply {} for another board or depth; remove it or choose another --out",
+                    o.out.display(),
+                    b.plies()
+                ));
+            }
+            let _ = writeln!(log, "resuming {}: {} entries", o.out.display(), b.len());
+            Ok(b)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ScoreBook::new(solver, o.plies)),
+        Err(e) => Err(format!("{}: {e}", o.out.display())),
+    }
+}
+
+/// Builds (or resumes) the 6×7 score book: solves the positions of its last
+/// ply on `o.threads` threads (saved every `o.save_every`, so a kill loses
+/// at most that much), then scores every earlier position from its children.
+pub fn build_scores(o: &ScoreBuildOptions, log: &mut dyn Write) -> Result<ScoreBook, String> {
+    let mut solver = Solver::new(BoardConfig::default(), o.table_log2)?;
+    let mut book = open_scores(o, &solver, log)?;
+    let start = Instant::now();
+    let save = |b: &ScoreBook| write_atomic(&o.out, &b.to_bytes()).map_err(|e| format!("{}: {e}", o.out.display()));
+    let todo = book.frontier(&solver);
+    let _ = writeln!(log, "solving {} positions of ply {}", todo.len(), o.plies);
+    let bar = progress_bar();
+    bar.set_length(todo.len() as u64);
+    let mut last_save = Instant::now();
+    solve_each(
+        &mut solver,
+        o.threads,
+        &todo,
+        |s, p| s.solve(p, None),
+        |p, score| {
+            book.insert(&p, score.ok_or("a position without a score")?);
+            bar.inc(1);
+            if last_save.elapsed() >= o.save_every {
+                save(&book)?;
+                last_save = Instant::now();
+            }
+            Ok(())
+        },
+    )?;
+    bar.finish_and_clear();
+    let derived = book.fill(&solver);
+    save(&book)?;
+    let _ = writeln!(
+        log,
+        "score book: {} entries ({derived} derived from their children) for every position up to ply {}, \
+         {} bytes in {}, built (this run) in {:.1} s",
+        book.len(),
+        book.plies(),
+        book.to_bytes().len(),
+        o.out.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(book)
 }

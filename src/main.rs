@@ -104,6 +104,22 @@ enum BookWhat {
         #[arg(long, default_value_t = 2)]
         threads: usize,
     },
+    /// Build (or resume) the 6×7 score book: every position's exact score up to a ply, so
+    /// every column's score of any earlier position is known at once (analysis, the page).
+    Scores {
+        /// Scores for every position of up to this many plies.
+        #[arg(long, default_value_t = 7)]
+        plies: u32,
+        #[arg(long, default_value = "models/solver-scores-6x7.bin")]
+        out: PathBuf,
+        #[arg(long, default_value_t = 25)]
+        table_log2: u32,
+        /// Seconds between saves.
+        #[arg(long, default_value_t = 30)]
+        save_every: u64,
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+    },
 }
 
 #[derive(Subcommand)]
@@ -278,6 +294,27 @@ fn command(command: Command) -> Result<(), ModeError> {
                 threads,
             };
             c4sim::book::build_book(&o, &mut std::io::stderr())
+                .map(drop)
+                .map_err(usage)
+        }
+        Command::Book {
+            what:
+                BookWhat::Scores {
+                    plies,
+                    out,
+                    table_log2,
+                    save_every,
+                    threads,
+                },
+        } => {
+            let o = c4sim::book::ScoreBuildOptions {
+                plies,
+                out,
+                table_log2,
+                save_every: std::time::Duration::from_secs(save_every),
+                threads,
+            };
+            c4sim::book::build_scores(&o, &mut std::io::stderr())
                 .map(drop)
                 .map_err(usage)
         }

@@ -11,14 +11,32 @@
 //! the early positions the book holds, on boards of the book's shape; that is
 //! what makes the empty 6×7 board take a second instead of minutes. The
 //! book's moves are the solver's own, so a book never changes a game.
+//! With `scores` (a score book, built by `c4sim book scores`) every column's
+//! score of an early position is known at once: analysis answers without a
+//! search, and so does a move there.
+//!
+//! `level` makes it beatable: below `perfect`, before each move it makes a
+//! mistake with the level's probability ([`LEVELS`]), playing a column drawn
+//! from all legal ones by weights that favour the better scores, so a slip
+//! is more often a small one.
 
-use super::keys::{budget_key, count_key, optional_path_key, Key, KindKeys};
+use super::keys::{budget_key, count_key, optional_path_key, Key, KeyType, KeyValue, KindKeys};
 use crate::game::{Answer, BoardConfig};
 use crate::players::{Strategy, TurnView};
 use crate::search::minimax::Minimax;
-use crate::solver::{centre_order, describe_score, Book, Solver, MAX_TABLE_LOG2};
+use crate::solver::{centre_order, describe_score, Book, Pos, ScoreBook, Solver, MAX_TABLE_LOG2};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 use std::path::PathBuf;
+
+/// The `level` key's values, weakest last, with the chance of a mistake
+/// before each move.
+pub const LEVELS: [&str; 4] = ["perfect", "hard", "medium", "easy"];
+const MISTAKE_CHANCE: [f64; 4] = [0.0, 0.1, 0.3, 0.6];
+/// Nodes a mistake may spend on scoring the columns (about a tenth of a
+/// second); a column not scored within it counts as the worst.
+const MISTAKE_NODES: u64 = 2_000_000;
 
 /// The minimax depth a budgeted solver falls back to.
 pub const FALLBACK_DEPTH: u32 = 8;
@@ -34,6 +52,10 @@ pub struct SolverSpec {
     pub nodes: Option<u64>,
     /// An opening book built by `c4sim book build`.
     pub book: Option<PathBuf>,
+    /// A score book built by `c4sim book scores`.
+    pub scores: Option<PathBuf>,
+    /// One of [`LEVELS`].
+    pub level: String,
 }
 
 impl Default for SolverSpec {
@@ -42,6 +64,8 @@ impl Default for SolverSpec {
             table_log2: DEFAULT_TABLE_LOG2,
             nodes: None,
             book: None,
+            scores: None,
+            level: LEVELS[0].to_string(),
         }
     }
 }
@@ -51,6 +75,13 @@ impl KindKeys for SolverSpec {
         count_key!("table_log2", table_log2, 10),
         budget_key!("nodes", nodes),
         optional_path_key!("book", book),
+        optional_path_key!("scores", scores),
+        Key {
+            name: "level",
+            ty: KeyType::Choice(&LEVELS),
+            set: |s, v| s.level = v.word(),
+            get: |s| Some(KeyValue::Word(s.level.clone())),
+        },
     ];
 
     fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
@@ -72,6 +103,11 @@ pub struct SolverBot {
     nodes: Option<u64>,
     /// The opening book, if given (used on boards of its shape only).
     book: Option<Book>,
+    /// The score book, if given (used on boards of its shape only).
+    scores: Option<ScoreBook>,
+    /// The chance of a mistake before each move (0 at `perfect`).
+    mistakes: f64,
+    rng: ChaCha8Rng,
     /// Built for the first board seen, rebuilt when the board changes.
     solver: Option<Solver>,
     fallback: Minimax,
@@ -87,14 +123,16 @@ impl SolverBot {
                 spec.table_log2
             ));
         }
-        let book = match &spec.book {
-            Some(path) => Some(read_book(path)?),
-            None => None,
-        };
+        let book = spec.book.as_deref().map(read_book).transpose()?;
+        let scores = spec.scores.as_deref().map(read_scores).transpose()?;
+        let level = LEVELS.iter().position(|l| *l == spec.level).unwrap_or(0);
         Ok(SolverBot {
             table_log2: spec.table_log2,
             nodes: spec.nodes,
             book,
+            scores,
+            mistakes: MISTAKE_CHANCE[level],
+            rng: ChaCha8Rng::seed_from_u64(0),
             solver: None,
             fallback: Minimax::new(FALLBACK_DEPTH),
             last_note: None,
@@ -117,8 +155,61 @@ impl SolverBot {
         if let Some(hit) = self.book.as_ref().filter(|b| b.fits(cfg)).and_then(|b| b.lookup(&pos)) {
             return Ok(Some(hit));
         }
+        if let Some(scores) = self.book_scores(&pos) {
+            return Ok(best_of(&scores));
+        }
         let solver = self.solver.as_mut().expect("made above");
         Ok(solver.best_move(&pos, budget))
+    }
+
+    /// Every column's score of `pos` from the score book, if it knows them all.
+    fn book_scores(&self, pos: &Pos) -> Option<Vec<Option<i32>>> {
+        let solver = self.solver.as_ref()?;
+        let book = self.scores.as_ref().filter(|b| b.fits(solver.config()))?;
+        book.column_scores(solver, pos)
+    }
+
+    /// Every column's score: from the score book, else solved within `budget`.
+    fn column_scores(&mut self, v: &TurnView, budget: Option<u64>) -> Result<Vec<Option<i32>>, String> {
+        let pos = self.solver_for(v.board.config())?.position(&v.moves)?;
+        if let Some(scores) = self.book_scores(&pos) {
+            return Ok(scores);
+        }
+        Ok(self.solver.as_mut().expect("made above").scores(&pos, budget))
+    }
+
+    /// Below `perfect`: with the level's chance, a column drawn from every
+    /// legal one, weighted by its score against the best (weight
+    /// `1 / (1 + best − score)`; a column not scored in time weighs as the
+    /// worst), with a note that says so. `None`: play the best move.
+    fn slip(&mut self, v: &TurnView) -> Option<Answer> {
+        if self.mistakes == 0.0 || !self.rng.gen_bool(self.mistakes) {
+            return None;
+        }
+        let scores = self.column_scores(v, Some(MISTAKE_NODES)).ok()?;
+        let open: Vec<usize> = (0..scores.len())
+            .filter(|&c| v.board.height(c) < v.board.rows())
+            .collect();
+        let known = open.iter().filter_map(|&c| scores[c]);
+        let (best, worst) = known.fold((i32::MIN, i32::MAX), |(b, w), s| (b.max(s), w.min(s)));
+        if best == i32::MIN {
+            return None;
+        }
+        let weights: Vec<f64> = open
+            .iter()
+            .map(|&c| 1.0 / (1.0 + (best - scores[c].unwrap_or(worst)) as f64))
+            .collect();
+        let mut x = self.rng.gen::<f64>() * weights.iter().sum::<f64>();
+        let pick = open
+            .iter()
+            .zip(&weights)
+            .find(|(_, w)| {
+                x -= **w;
+                x < 0.0
+            })
+            .map_or(open[open.len() - 1], |(&c, _)| c);
+        self.last_note = Some(format!("plays at its level: column {}, not its best", pick + 1));
+        Some(Answer::Column(pick as i64))
     }
 }
 
@@ -126,6 +217,24 @@ impl SolverBot {
 pub fn read_book(path: &std::path::Path) -> Result<Book, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("book {}: {e}", path.display()))?;
     Book::parse(&bytes).map_err(|e| format!("book {}: {e}", path.display()))
+}
+
+/// Reads a score book file, saying which file when it cannot.
+pub fn read_scores(path: &std::path::Path) -> Result<ScoreBook, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("score book {}: {e}", path.display()))?;
+    ScoreBook::parse(&bytes).map_err(|e| format!("score book {}: {e}", path.display()))
+}
+
+/// The best column of `scores` and its score, ties to the centre-most
+/// column, as [`Solver::best_move`] picks; `None` when none is known.
+fn best_of(scores: &[Option<i32>]) -> Option<(usize, i32)> {
+    centre_order(scores.len())
+        .into_iter()
+        .filter_map(|c| scores[c].map(|s| (c, s)))
+        .fold(None, |b: Option<(usize, i32)>, (c, s)| match b {
+            Some((_, bs)) if bs >= s => b,
+            _ => Some((c, s)),
+        })
 }
 
 /// Whether the solver can play on `cfg` at all (before any game starts).
@@ -138,6 +247,9 @@ impl Strategy for SolverBot {
         if v.seats != 2 {
             self.last_note = None;
             return Answer::Malformed("the solver plays two-player games only".into());
+        }
+        if let Some(slip) = self.slip(v) {
+            return slip;
         }
         match self.decide(v) {
             Ok(Some((col, score))) => {
@@ -169,23 +281,13 @@ impl Strategy for SolverBot {
             return (self.choose(v), None);
         }
         let budget = self.nodes;
-        let scores = match self.solver_for(v.board.config()).and_then(|s| {
-            let pos = s.position(&v.moves)?;
-            Ok(s.scores(&pos, budget))
-        }) {
+        let scores = match self.column_scores(v, budget) {
             Ok(scores) => scores,
             Err(e) => return (self.choose(v), Some(json!({ "error": e }))),
         };
         let open = |c: usize| v.board.height(c) < v.board.rows();
         let proven = (0..scores.len()).all(|c| !open(c) || scores[c].is_some());
-        let best = centre_order(scores.len())
-            .into_iter()
-            .filter_map(|c| scores[c].map(|s| (c, s)))
-            .fold(None, |b: Option<(usize, i32)>, (c, s)| match b {
-                Some((_, bs)) if bs >= s => b,
-                _ => Some((c, s)),
-            });
-        let answer = match best {
+        let answer = match best_of(&scores) {
             Some((col, score)) if proven => {
                 let cells = v.board.rows() * v.board.cols();
                 self.last_note = Some(describe_score(cells, v.moves.len(), score));
@@ -198,6 +300,10 @@ impl Strategy for SolverBot {
 
     fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
         fits(cfg)
+    }
+
+    fn new_game(&mut self, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
     }
 
     fn is_heavy(&self) -> bool {
@@ -316,5 +422,66 @@ mod tests {
             assert_eq!(analysed, chosen, "{moves:?}");
             assert_eq!(b.explain(), note, "{moves:?}");
         }
+    }
+
+    /// A score book changes nothing a player does or says: the same moves,
+    /// notes and analysed scores with and without it, where it knows the
+    /// columns and where it does not.
+    #[test]
+    fn a_score_book_answers_as_the_search_does() {
+        let mut solver = Solver::new(SMALL, 16).unwrap();
+        let mut book = ScoreBook::new(&solver, 3);
+        for p in book.frontier(&solver) {
+            let v = solver.solve(&p, None).unwrap();
+            book.insert(&p, v);
+        }
+        book.fill(&solver);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scores.bin");
+        std::fs::write(&path, book.to_bytes()).unwrap();
+        let with = SolverSpec {
+            scores: Some(path),
+            ..SolverSpec::default()
+        };
+        let mut a = SolverBot::from_spec(&with).unwrap();
+        let mut b = SolverBot::from_spec(&SolverSpec::default()).unwrap();
+        for moves in [vec![], vec![2], vec![0, 1], vec![2, 2, 3], vec![4, 4, 4, 0]] {
+            let v = view(&moves);
+            assert_eq!(a.choose(&v), b.choose(&v), "{moves:?}");
+            assert_eq!(a.explain(), b.explain(), "{moves:?}");
+            assert_eq!(a.analyze(&v).1, b.analyze(&v).1, "{moves:?}");
+        }
+        assert!(a.book_scores(&solver.position(&[2]).unwrap()).is_some());
+    }
+
+    /// `perfect` never slips; `easy` slips on about 60% of moves, each slip
+    /// a legal column, the same ones for the same seed.
+    #[test]
+    fn levels_slip_as_often_as_they_say() {
+        let spec = |level: &str| SolverSpec {
+            level: level.to_string(),
+            ..SolverSpec::default()
+        };
+        let best: Vec<Answer> = {
+            let mut b = SolverBot::from_spec(&spec("perfect")).unwrap();
+            (0..40).map(|i| b.choose(&view(&[i % 5, (i / 5) % 5]))).collect()
+        };
+        let play = |level: &str, seed: u64| -> (usize, Vec<Answer>) {
+            let mut b = SolverBot::from_spec(&spec(level)).unwrap();
+            b.new_game(seed);
+            let answers: Vec<Answer> = (0..40).map(|i| b.choose(&view(&[i % 5, (i / 5) % 5]))).collect();
+            let slips = answers.iter().zip(&best).filter(|(a, b)| a != b).count();
+            (slips, answers)
+        };
+        assert_eq!(play("perfect", 1).0, 0);
+        let (slips, easy) = play("easy", 1);
+        // A slip may land on the best column by chance; at 60% over 40
+        // moves, fewer than 8 differing would be far out.
+        assert!((8..=32).contains(&slips), "{slips} slips");
+        assert!(easy
+            .iter()
+            .all(|a| matches!(a, Answer::Column(c) if (0..5).contains(c))));
+        assert_eq!(play("easy", 1).1, easy);
+        assert!(play("hard", 1).0 < slips);
     }
 }

@@ -52,6 +52,7 @@
 
 pub mod book;
 mod position;
+pub mod scores;
 pub mod sets;
 mod table;
 #[cfg(test)]
@@ -59,6 +60,7 @@ mod tests;
 
 pub use book::Book;
 pub use position::{centre_order, Pos};
+pub use scores::ScoreBook;
 
 use crate::game::{Board, BoardConfig};
 use position::{Geometry, MAX_COLS};

@@ -1,0 +1,245 @@
+//! A score book: the exact score of every position up to a ply, so that
+//! every column's score of any position before that ply is known at once
+//! (analysis, the page's "show the solution"). Pure: solving the frontier
+//! (the slow part, on every core, resumably) is `c4sim book scores`'s job;
+//! this module holds the entries, lists the frontier positions still
+//! unsolved, derives every earlier score from its children by negamax, and
+//! reads and writes the bytes.
+//!
+//! # What it holds
+//! Every position reachable in `plies` plies or fewer without a line made,
+//! one entry per position and its mirror (the symmetric key). Only the
+//! positions at exactly `plies` need the solver: a position before them
+//! scores the best over its columns, where a column that wins at once scores
+//! the immediate win and any other minus the score of the position after it.
+//!
+//! # Bytes
+//! `c4sim-score-book 1 ROWS COLS WIN PLIES COUNT\n`, then COUNT entries
+//! sorted by key, each 9 bytes: the key (8, little-endian) and the score (1,
+//! signed).
+
+use super::{Pos, Solver};
+use std::collections::{BTreeMap, HashSet};
+
+const MAGIC: &str = "c4sim-score-book 1";
+
+/// See the module doc.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScoreBook {
+    /// (rows, cols, win_length).
+    shape: (u8, u8, u8),
+    plies: u32,
+    entries: BTreeMap<u64, i8>,
+}
+
+impl ScoreBook {
+    /// An empty book for `solver`'s board, for positions of up to `plies` plies.
+    pub fn new(solver: &Solver, plies: u32) -> ScoreBook {
+        let c = solver.config();
+        ScoreBook {
+            shape: (c.rows as u8, c.cols as u8, c.win_length as u8),
+            plies,
+            entries: BTreeMap::new(),
+        }
+    }
+
+    /// The deepest ply it holds scores for.
+    pub fn plies(&self) -> u32 {
+        self.plies
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Whether the book is for boards of `cfg`'s shape.
+    pub fn fits(&self, cfg: crate::game::BoardConfig) -> bool {
+        self.shape == (cfg.rows as u8, cfg.cols as u8, cfg.win_length as u8)
+    }
+
+    /// The exact score of `pos` (the solver's convention), if the book holds it.
+    pub fn score(&self, pos: &Pos) -> Option<i32> {
+        self.entries.get(&pos.symmetric_key()).map(|&s| s as i32)
+    }
+
+    /// Records `score` as the exact score of `pos`.
+    pub fn insert(&mut self, pos: &Pos, score: i32) {
+        self.entries.insert(pos.symmetric_key(), score as i8);
+    }
+
+    /// Every column's exact score in `pos` for the side to move, as
+    /// [`Solver::scores`] gives them (`None` for a full column), when the book
+    /// knows all of them; `None` when one is missing (a position at or past
+    /// the book's last ply, or a book still being built).
+    pub fn column_scores(&self, solver: &Solver, pos: &Pos) -> Option<Vec<Option<i32>>> {
+        let cols = solver.config().cols;
+        let win_now = (solver.config().cells() as i32 + 1 - pos.moves() as i32) / 2;
+        (0..cols)
+            .map(|c| {
+                if !solver.can_play(pos, c) {
+                    Some(None)
+                } else if solver.is_winning_move(pos, c) {
+                    Some(Some(win_now))
+                } else {
+                    let child = solver.play(pos, c).expect("a playable, not winning column");
+                    self.score(&child).map(|s| Some(-s))
+                }
+            })
+            .collect()
+    }
+
+    /// The positions of exactly `plies` plies (one per mirror pair, in a
+    /// fixed order: breadth first, columns left to right) that have no
+    /// score yet: what the solver must still do.
+    pub fn frontier(&self, solver: &Solver) -> Vec<Pos> {
+        let last = layers(solver, self.plies).pop().unwrap_or_default();
+        last.into_iter().filter(|p| self.score(p).is_none()).collect()
+    }
+
+    /// Scores every position before the last ply from its columns' scores
+    /// (deepest first), where all of them are known; returns how many
+    /// entries it added.
+    pub fn fill(&mut self, solver: &Solver) -> usize {
+        let before = self.len();
+        let mut all = layers(solver, self.plies);
+        all.pop();
+        for layer in all.iter().rev() {
+            for p in layer {
+                if self.score(p).is_some() {
+                    continue;
+                }
+                let best = self
+                    .column_scores(solver, p)
+                    .and_then(|v| v.into_iter().flatten().max());
+                if let Some(s) = best {
+                    self.insert(p, s);
+                }
+            }
+        }
+        self.len() - before
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let (r, c, w) = self.shape;
+        let mut out = format!("{MAGIC} {r} {c} {w} {} {}\n", self.plies, self.entries.len()).into_bytes();
+        for (&k, &s) in &self.entries {
+            out.extend_from_slice(&k.to_le_bytes());
+            out.push(s as u8);
+        }
+        out
+    }
+
+    /// Reads a score book's bytes, checking its header and its length.
+    pub fn parse(bytes: &[u8]) -> Result<ScoreBook, String> {
+        let nl = bytes
+            .iter()
+            .position(|&b| b == b'\n')
+            .ok_or("not a c4sim score book (no header line)")?;
+        let head = std::str::from_utf8(&bytes[..nl]).map_err(|_| "not a c4sim score book")?;
+        let rest = head
+            .strip_prefix(MAGIC)
+            .ok_or_else(|| format!("not a c4sim score book (header `{head}`)"))?;
+        let nums: Vec<u64> = rest
+            .split_whitespace()
+            .map(|t| t.parse::<u64>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| format!("a bad header `{head}`"))?;
+        let [r, c, w, plies, count] = nums[..] else {
+            return Err(format!("a bad header `{head}`"));
+        };
+        let body = &bytes[nl + 1..];
+        if body.len() as u64 != count.saturating_mul(9) {
+            return Err(format!("{count} entries announced, {} bytes follow", body.len()));
+        }
+        let entries = body
+            .chunks_exact(9)
+            .map(|e| (u64::from_le_bytes(e[..8].try_into().expect("8 bytes")), e[8] as i8))
+            .collect();
+        Ok(ScoreBook {
+            shape: (r as u8, c as u8, w as u8),
+            plies: plies as u32,
+            entries,
+        })
+    }
+}
+
+/// The positions after 0, 1, … `plies` plies without a line made, one per
+/// mirror pair, each layer in breadth-first order (columns left to right).
+fn layers(solver: &Solver, plies: u32) -> Vec<Vec<Pos>> {
+    let cols = solver.config().cols;
+    let mut out = vec![vec![solver.start()]];
+    for _ in 0..plies {
+        let mut seen = HashSet::new();
+        let next: Vec<Pos> = out
+            .last()
+            .expect("at least the start")
+            .iter()
+            .flat_map(|p| (0..cols).filter_map(move |c| solver.play(p, c).ok()))
+            .filter(|child| seen.insert(child.symmetric_key()))
+            .collect();
+        out.push(next);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::BoardConfig;
+
+    fn solver(rows: usize, cols: usize, win: usize) -> Solver {
+        Solver::new(BoardConfig::new(rows, cols, win).unwrap(), 16).unwrap()
+    }
+
+    /// A book built the way `c4sim book scores` does (frontier solved, then
+    /// filled) gives every position's exact score and every column's score
+    /// the solver gives, for every position before its last ply.
+    #[test]
+    fn filled_scores_equal_the_solvers() {
+        let mut s = solver(4, 5, 4);
+        let mut book = ScoreBook::new(&s, 4);
+        for p in book.frontier(&s) {
+            let v = s.solve(&p, None).unwrap();
+            book.insert(&p, v);
+        }
+        assert!(book.frontier(&s).is_empty());
+        let added = book.fill(&s);
+        assert!(added > 0);
+        let all = layers(&s, 4);
+        assert_eq!(book.len(), all.iter().map(Vec::len).sum::<usize>());
+        for layer in &all[..4] {
+            for p in layer {
+                assert_eq!(book.score(p), s.solve(p, None), "position of {} plies", p.moves());
+                assert_eq!(book.column_scores(&s, p), Some(s.scores(p, None)));
+            }
+        }
+        // At the last ply the columns lead past the book.
+        assert_eq!(book.column_scores(&s, &all[4][0]), None);
+    }
+
+    #[test]
+    fn mirrored_positions_share_an_entry() {
+        let s = solver(4, 5, 4);
+        let mut book = ScoreBook::new(&s, 2);
+        book.insert(&s.position(&[0, 1]).unwrap(), 3);
+        assert_eq!(book.score(&s.position(&[4, 3]).unwrap()), Some(3));
+        assert_eq!(book.score(&s.position(&[0, 2]).unwrap()), None);
+    }
+
+    #[test]
+    fn bytes_round_trip_and_damage_is_refused() {
+        let s = solver(4, 5, 4);
+        let mut book = ScoreBook::new(&s, 2);
+        book.insert(&s.start(), 0);
+        book.insert(&s.position(&[2]).unwrap(), -2);
+        let bytes = book.to_bytes();
+        assert_eq!(ScoreBook::parse(&bytes).unwrap(), book);
+        assert!(ScoreBook::parse(&bytes[..bytes.len() - 1]).is_err());
+        assert!(ScoreBook::parse(b"c4sim-solver-book 1 6 7 4 8 0\n").is_err());
+        assert!(ScoreBook::parse(b"").is_err());
+    }
+}
