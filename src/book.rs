@@ -13,11 +13,33 @@ use crate::game::BoardConfig;
 use crate::solver::{Book, Pos, ScoreBook, Solver};
 use crate::util::write_atomic;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// How a build solves and saves, the same for both books (`c4sim book build`
+/// and `c4sim book scores` take these flags).
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct SolveRun {
+    /// Transposition-table entries as a power of two (shared by the threads).
+    #[arg(long, default_value_t = 25)]
+    pub table_log2: u32,
+    /// Seconds between saves.
+    #[arg(long, default_value_t = 30)]
+    pub save_every: u64,
+    /// Solver threads (positions shared between them).
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+}
+
+impl SolveRun {
+    fn save_every(&self) -> Duration {
+        Duration::from_secs(self.save_every)
+    }
+}
+
+/// What `c4sim book build` builds.
 #[derive(Clone, Debug)]
 pub struct BookBuildOptions {
     /// Entries for positions of fewer than this many plies.
@@ -25,10 +47,7 @@ pub struct BookBuildOptions {
     /// Also from every opening of this many plies ([`Book::with_openings`]).
     pub openings: u32,
     pub out: PathBuf,
-    pub table_log2: u32,
-    pub save_every: Duration,
-    /// Solver threads (a position's columns shared between them).
-    pub threads: usize,
+    pub run: SolveRun,
 }
 
 /// The book in `o.out` to resume (at the depth and openings `o` asks for),
@@ -121,7 +140,7 @@ fn solve_each<T: Send>(
 /// Builds (or resumes) the 6×7 book; returns it. `log` gets one line per
 /// round and a summary.
 pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, String> {
-    let mut solver = Solver::new(BoardConfig::default(), o.table_log2)?;
+    let mut solver = Solver::new(BoardConfig::default(), o.run.table_log2)?;
     let mut book = open_book(o, &solver, log)?;
     let start = Instant::now();
     let bar = progress_bar();
@@ -143,7 +162,7 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Str
         // cheaper than every column's exact score).
         solve_each(
             &mut solver,
-            o.threads,
+            o.run.threads,
             &todo,
             |s, p| s.best_move(p, None),
             |p, best| {
@@ -151,7 +170,7 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Str
                 book.insert(&p, col, score);
                 bar.set_message(format!("ply {}", p.moves()));
                 bar.inc(1);
-                if last_save.elapsed() >= o.save_every {
+                if last_save.elapsed() >= o.run.save_every() {
                     save(&book)?;
                     last_save = Instant::now();
                 }
@@ -174,89 +193,50 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Str
     Ok(book)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_shallow_book_builds_resumes_and_is_deterministic() {
-        let dir = tempfile::tempdir().unwrap();
-        let o = BookBuildOptions {
-            plies: 2,
-            openings: 0,
-            out: dir.path().join("book.bin"),
-            table_log2: 16,
-            save_every: Duration::from_secs(60),
-            threads: 1,
-        };
-        // Ply 0 and 1 of 6x7 are far too slow for a test: start from a book
-        // that already has the empty board, and check only the walk.
-        let s = Solver::new(BoardConfig::default(), 4).unwrap();
-        let mut b = Book::new(&s, 1);
-        b.insert(&s.start(), 3, 1);
-        write_atomic(&o.out, &b.to_bytes()).unwrap();
-        let o1 = BookBuildOptions { plies: 1, ..o };
-        let built = build_book(&o1, &mut Vec::new()).unwrap();
-        assert_eq!(built, b);
-        assert_eq!(std::fs::read(&o1.out).unwrap(), b.to_bytes());
-    }
-}
-
-/// What `c4sim book scores` builds.
-#[derive(Clone, Debug)]
-pub struct ScoreBuildOptions {
-    /// Scores for every position of up to this many plies.
-    pub plies: u32,
-    pub out: PathBuf,
-    pub table_log2: u32,
-    pub save_every: Duration,
-    /// Solver threads (positions shared between them).
-    pub threads: usize,
-}
-
-/// The score book in `o.out` to resume, or a new one; a file of another
+/// The score book in `out` to resume, or a new one; a file of another
 /// shape or depth is refused rather than mixed in.
-fn open_scores(o: &ScoreBuildOptions, solver: &Solver, log: &mut dyn Write) -> Result<ScoreBook, String> {
-    match std::fs::read(&o.out) {
+fn open_scores(plies: u32, out: &Path, solver: &Solver, log: &mut dyn Write) -> Result<ScoreBook, String> {
+    match std::fs::read(out) {
         Ok(bytes) => {
-            let b = ScoreBook::parse(&bytes).map_err(|e| format!("{}: {e}", o.out.display()))?;
-            if !b.fits(solver.config()) || b.plies() != o.plies {
+            let b = ScoreBook::parse(&bytes).map_err(|e| format!("{}: {e}", out.display()))?;
+            if !b.fits(solver.config()) || b.plies() != plies {
                 return Err(format!(
                     "{} holds scores up to ply {} for another board or depth; remove it or choose another --out",
-                    o.out.display(),
+                    out.display(),
                     b.plies()
                 ));
             }
-            let _ = writeln!(log, "resuming {}: {} entries", o.out.display(), b.len());
+            let _ = writeln!(log, "resuming {}: {} entries", out.display(), b.len());
             Ok(b)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ScoreBook::new(solver, o.plies)),
-        Err(e) => Err(format!("{}: {e}", o.out.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ScoreBook::new(solver, plies)),
+        Err(e) => Err(format!("{}: {e}", out.display())),
     }
 }
 
-/// Builds (or resumes) the 6×7 score book: solves the positions of its last
-/// ply on `o.threads` threads (saved every `o.save_every`, so a kill loses
-/// at most that much), then scores every earlier position from its children.
-pub fn build_scores(o: &ScoreBuildOptions, log: &mut dyn Write) -> Result<ScoreBook, String> {
-    let mut solver = Solver::new(BoardConfig::default(), o.table_log2)?;
-    let mut book = open_scores(o, &solver, log)?;
+/// Builds (or resumes) the 6×7 score book of every position up to `plies`
+/// in `out`: solves the positions of its last ply on `run.threads` threads
+/// (saved every `run.save_every` seconds, so a kill loses at most that
+/// much), then scores every earlier position from its children.
+pub fn build_scores(plies: u32, out: &Path, run: SolveRun, log: &mut dyn Write) -> Result<ScoreBook, String> {
+    let mut solver = Solver::new(BoardConfig::default(), run.table_log2)?;
+    let mut book = open_scores(plies, out, &solver, log)?;
     let start = Instant::now();
-    let save = |b: &ScoreBook| write_atomic(&o.out, &b.to_bytes()).map_err(|e| format!("{}: {e}", o.out.display()));
+    let save = |b: &ScoreBook| write_atomic(out, &b.to_bytes()).map_err(|e| format!("{}: {e}", out.display()));
     let todo = book.frontier(&solver);
-    let _ = writeln!(log, "solving {} positions of ply {}", todo.len(), o.plies);
+    let _ = writeln!(log, "solving {} positions of ply {plies}", todo.len());
     let bar = progress_bar();
     bar.set_length(todo.len() as u64);
     let mut last_save = Instant::now();
     solve_each(
         &mut solver,
-        o.threads,
+        run.threads,
         &todo,
         |s, p| s.solve(p, None),
         |p, score| {
             book.insert(&p, score.ok_or("a position without a score")?);
             bar.inc(1);
-            if last_save.elapsed() >= o.save_every {
+            if last_save.elapsed() >= run.save_every() {
                 save(&book)?;
                 last_save = Instant::now();
             }
@@ -273,8 +253,38 @@ pub fn build_scores(o: &ScoreBuildOptions, log: &mut dyn Write) -> Result<ScoreB
         book.len(),
         book.plies(),
         book.to_bytes().len(),
-        o.out.display(),
+        out.display(),
         start.elapsed().as_secs_f64()
     );
     Ok(book)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shallow_book_builds_resumes_and_is_deterministic() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = BookBuildOptions {
+            plies: 2,
+            openings: 0,
+            out: dir.path().join("book.bin"),
+            run: SolveRun {
+                table_log2: 16,
+                save_every: 60,
+                threads: 1,
+            },
+        };
+        // Ply 0 and 1 of 6x7 are far too slow for a test: start from a book
+        // that already has the empty board, and check only the walk.
+        let s = Solver::new(BoardConfig::default(), 4).unwrap();
+        let mut b = Book::new(&s, 1);
+        b.insert(&s.start(), 3, 1);
+        write_atomic(&o.out, &b.to_bytes()).unwrap();
+        let o1 = BookBuildOptions { plies: 1, ..o };
+        let built = build_book(&o1, &mut Vec::new()).unwrap();
+        assert_eq!(built, b);
+        assert_eq!(std::fs::read(&o1.out).unwrap(), b.to_bytes());
+    }
 }

@@ -96,13 +96,8 @@ enum BookWhat {
         openings: u32,
         #[arg(long, default_value = "models/solver-book-6x7.bin")]
         out: PathBuf,
-        #[arg(long, default_value_t = 25)]
-        table_log2: u32,
-        /// Seconds between saves.
-        #[arg(long, default_value_t = 30)]
-        save_every: u64,
-        #[arg(long, default_value_t = 2)]
-        threads: usize,
+        #[command(flatten)]
+        run: c4sim::book::SolveRun,
     },
     /// Build (or resume) the 6×7 score book: every position's exact score up to a ply, so
     /// every column's score of any earlier position is known at once (analysis, the page).
@@ -112,13 +107,8 @@ enum BookWhat {
         plies: u32,
         #[arg(long, default_value = "models/solver-scores-6x7.bin")]
         out: PathBuf,
-        #[arg(long, default_value_t = 25)]
-        table_log2: u32,
-        /// Seconds between saves.
-        #[arg(long, default_value_t = 30)]
-        save_every: u64,
-        #[arg(long, default_value_t = 2)]
-        threads: usize,
+        #[command(flatten)]
+        run: c4sim::book::SolveRun,
     },
 }
 
@@ -280,44 +270,24 @@ fn command(command: Command) -> Result<(), ModeError> {
                     plies,
                     openings,
                     out,
-                    table_log2,
-                    save_every,
-                    threads,
+                    run,
                 },
         } => {
             let o = c4sim::book::BookBuildOptions {
                 plies,
                 openings,
                 out,
-                table_log2,
-                save_every: std::time::Duration::from_secs(save_every),
-                threads,
+                run,
             };
             c4sim::book::build_book(&o, &mut std::io::stderr())
                 .map(drop)
                 .map_err(usage)
         }
         Command::Book {
-            what:
-                BookWhat::Scores {
-                    plies,
-                    out,
-                    table_log2,
-                    save_every,
-                    threads,
-                },
-        } => {
-            let o = c4sim::book::ScoreBuildOptions {
-                plies,
-                out,
-                table_log2,
-                save_every: std::time::Duration::from_secs(save_every),
-                threads,
-            };
-            c4sim::book::build_scores(&o, &mut std::io::stderr())
-                .map(drop)
-                .map_err(usage)
-        }
+            what: BookWhat::Scores { plies, out, run },
+        } => c4sim::book::build_scores(plies, &out, run, &mut std::io::stderr())
+            .map(drop)
+            .map_err(usage),
         Command::Serve(args) => match args.web {
             None => c4sim::net::cli::serve(&args),
             Some(bind) => serve_watched(args.config().map_err(usage)?, bind),
