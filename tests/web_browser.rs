@@ -189,6 +189,51 @@ async fn plays_a_whole_game_by_clicks_and_finds_it_again_after_a_reload() {
     eprintln!("browser game test: {:.1} s", started.elapsed().as_secs_f64());
 }
 
+/// `?pos=` opens a position; "Show the solution" shows each column's exact
+/// score as the solver gives it (one of its published 6×7 positions); the
+/// URL follows the game, so a reload comes back to the same position with
+/// the solution still shown; a bad link says why.
+#[tokio::test]
+async fn a_position_from_the_url_shows_the_solvers_scores_and_survives_a_reload() {
+    if !browser_present() {
+        return;
+    }
+    let pos = "43745416472735";
+    let moves: Vec<usize> = pos.bytes().map(|b| (b - b'1') as usize).collect();
+    let mut solver = c4sim::solver::Solver::new(c4sim::game::BoardConfig::default(), 20).unwrap();
+    let expected = solver.scores(&solver.position(&moves).unwrap(), None);
+    let as_list = |m: &[usize]| m.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
+
+    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let b = Browser::start().await;
+    b.c().goto(&format!("http://{}/?pos={pos}", srv.addr)).await.unwrap();
+    b.wait_attr("#board", "data-moves", |m| m == as_list(&moves)).await;
+    b.wait_attr("#board", "data-your-turn", |v| v == "true").await;
+    b.click("#show-solution").await;
+    b.wait_attr("#solution", "data-pos", |p| p == pos).await;
+    let mut shown = Vec::new();
+    for e in b.c().find_all(Locator::Css("#solution .score")).await.unwrap() {
+        let s = e.attr("data-score").await.unwrap().unwrap_or_default();
+        shown.push(s.parse::<i32>().ok());
+    }
+    assert_eq!(shown, expected, "the seven scores of {pos}");
+
+    // One move each; the URL says the new position, and a reload keeps it.
+    b.play(3, false).await;
+    let after = b.wait_attr("#board", "data-moves", |m| m.split(',').count() == moves.len() + 2).await;
+    let url = b.c().current_url().await.unwrap();
+    let digits: String = after.split(',').map(|c| (c.parse::<u8>().unwrap() + 1).to_string()).collect();
+    assert_eq!(url.query(), Some(format!("pos={digits}").as_str()), "{url}");
+    b.c().refresh().await.unwrap();
+    b.wait_attr("#board", "data-moves", |m| m == after).await;
+    b.wait_attr("#solution", "data-pos", |p| p == digits).await;
+
+    // A link to no position of this board.
+    b.c().goto(&format!("http://{}/?pos=1111111", srv.addr)).await.unwrap();
+    b.wait_attr("#error", "textContent", |t| t.contains("cannot be opened")).await;
+    b.client.as_ref().unwrap().clone().close().await.unwrap();
+}
+
 #[tokio::test]
 async fn the_tournament_page_shows_the_standings_change() {
     if !browser_present() {

@@ -426,8 +426,8 @@ impl Solver {
     /// The score of each column for the side to move: `None` for a full
     /// column, or when the budget (for the whole call, spent on the columns
     /// from left to right) ran out before it was known. A winning column
-    /// scores the immediate win; any other scores minus the score of the
-    /// position after it.
+    /// scores the immediate win (known even past the budget); any other
+    /// scores minus the score of the position after it.
     pub fn scores(&mut self, pos: &Pos, budget: Option<u64>) -> Vec<Option<i32>> {
         self.check(pos);
         self.start_budget(budget);
@@ -520,11 +520,15 @@ impl Solver {
     fn column_score(&mut self, pos: &Pos, col: u32) -> Option<i32> {
         let g = &self.geo;
         let (cells, n) = (g.cells as i32, pos.moves as i32);
-        if !pos.can_play(g, col) || self.aborted {
+        if !pos.can_play(g, col) {
             return None;
         }
+        // A column that wins at once is known even past the budget.
         if pos.is_winning_move(g, col) {
             return Some((cells + 1 - n) / 2);
+        }
+        if self.aborted {
+            return None;
         }
         let mut child = *pos;
         child.play(g, col);

@@ -9,6 +9,7 @@
 //! tested beside their code; tests/web.rs and tests/web_browser.rs test the
 //! running server over loopback and in headless Chromium.
 
+pub mod analysis;
 pub mod frames;
 pub mod play;
 pub mod proto;

@@ -66,6 +66,10 @@ pub struct PlayHub {
     numbers: HashMap<u64, String>,
     conns: HashMap<u64, Outbox>,
     next: u64,
+    /// Connections with an analysis running (one at a time each).
+    analyzing: HashSet<u64>,
+    /// The solver analysis uses, read once.
+    analysis: super::analysis::AnalysisSpec,
 }
 
 impl PlayHub {
@@ -81,6 +85,8 @@ impl PlayHub {
             numbers: HashMap::new(),
             conns: HashMap::new(),
             next: 1,
+            analyzing: HashSet::new(),
+            analysis: super::analysis::AnalysisSpec::default(),
         }
     }
 
@@ -155,11 +161,40 @@ impl PlayHub {
         }
     }
 
-    fn new_game(&mut self, conn: u64, first: First, ctx: &mut Context<Self>) {
+    /// The board people play (and analyse) on here.
+    fn board(&self) -> BoardConfig {
+        self.opponent.as_ref().map_or_else(BoardConfig::default, |o| o.cfg)
+    }
+
+    /// Every column's score of `pos`, searched on the blocking pool; the
+    /// answer comes back as [`Analyzed`]. One request at a time per page.
+    fn analyze(&mut self, conn: u64, pos: String, ctx: &mut Context<Self>) {
+        if !self.analyzing.insert(conn) {
+            return self.error(
+                conn,
+                ErrorCode::Busy,
+                "an analysis is still running for this page; wait for it",
+            );
+        }
+        let (spec, cfg, hub) = (self.analysis.get(), self.board(), ctx.address());
+        actix::spawn(async move {
+            let result = tokio::task::spawn_blocking(move || super::analysis::analyze(&spec, cfg, &pos))
+                .await
+                .unwrap_or_else(|e| Err(super::analysis::Refused::Board(e.to_string())));
+            hub.do_send(Analyzed { conn, result });
+        });
+    }
+
+    fn new_game(&mut self, conn: u64, first: First, pos: Option<String>, ctx: &mut Context<Self>) {
         self.leave_all(conn, ctx, Duration::ZERO);
         let Some(op) = self.opponent.clone() else {
             return self.error(conn, ErrorCode::Busy, "this server has no player to play against");
         };
+        let opening = match pos.as_deref().map(|p| opening_of(p, op.cfg)).transpose() {
+            Ok(o) => o.unwrap_or_default(),
+            Err(why) => return self.error(conn, ErrorCode::BadPosition, why),
+        };
+        let from_start = opening.is_empty();
         let playing = self.games.values().filter(|g| g.table.outcome.is_none()).count();
         if playing >= MAX_PLAYING {
             return self.error(
@@ -202,7 +237,7 @@ impl PlayHub {
             cfg: op.cfg,
             seats,
             letters: DEFAULT_LETTERS.to_vec(),
-            opening: Vec::new(),
+            opening,
             max_invalid: MAX_INVALID,
             seed: seed::derive(op.seed, number, seed::WEB_GAME),
             sinks: vec![ctx.address().recipient()],
@@ -218,7 +253,11 @@ impl PlayHub {
             },
         );
         self.numbers.insert(number, id.clone());
-        self.broadcast(&id);
+        // From a position, the first view comes with the referee's start
+        // (the opening played), so a page never sees the empty board first.
+        if from_start {
+            self.broadcast(&id);
+        }
         actix::spawn(async move {
             referee_game(msg).await;
             let _ = ai.send(Shutdown).await;
@@ -227,7 +266,8 @@ impl PlayHub {
 
     fn on_page(&mut self, conn: u64, msg: ClientMsg, ctx: &mut Context<Self>) {
         match msg {
-            ClientMsg::New { first } => self.new_game(conn, first, ctx),
+            ClientMsg::New { first, pos } => self.new_game(conn, first, pos, ctx),
+            ClientMsg::Analyze { pos } => self.analyze(conn, pos, ctx),
             ClientMsg::Join { id } => {
                 if !self.games.contains_key(&id) {
                     return self.error(conn, ErrorCode::NoGame, "no such game (it may have ended long ago)");
@@ -297,6 +337,35 @@ pub struct FromPage {
     pub msg: ClientMsg,
 }
 
+/// An analysis finished (see [`PlayHub::analyze`]).
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Analyzed {
+    conn: u64,
+    result: Result<serde_json::Value, super::analysis::Refused>,
+}
+
+impl Handler<Analyzed> for PlayHub {
+    type Result = ();
+    fn handle(&mut self, m: Analyzed, _: &mut Context<Self>) {
+        use super::analysis::Refused;
+        self.analyzing.remove(&m.conn);
+        match m.result {
+            Ok(a) => self.send(m.conn, encode("analysis", None, &a)),
+            Err(Refused::Position(why)) => self.error(m.conn, ErrorCode::BadPosition, why),
+            Err(Refused::Board(why)) => self.error(m.conn, ErrorCode::Busy, format!("no analysis here: {why}")),
+        }
+    }
+}
+
+/// The opening moves of `pos` (a move string, columns from 1) on `cfg`, or
+/// why it is not a position a game can start from.
+fn opening_of(pos: &str, cfg: BoardConfig) -> Result<Vec<usize>, String> {
+    let moves = crate::game::openings::parse_move_string(pos, cfg.cols)?;
+    crate::game::Game::with_opening(cfg, 2, MAX_INVALID, &moves)?;
+    Ok(moves)
+}
+
 impl Handler<Connect> for PlayHub {
     type Result = ();
     fn handle(&mut self, m: Connect, _: &mut Context<Self>) {
@@ -309,6 +378,7 @@ impl Handler<Disconnect> for PlayHub {
     fn handle(&mut self, m: Disconnect, ctx: &mut Context<Self>) {
         self.leave_all(m.conn, ctx, GRACE);
         self.conns.remove(&m.conn);
+        self.analyzing.remove(&m.conn);
     }
 }
 

@@ -26,9 +26,18 @@ pub enum First {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(tag = "t", content = "d", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientMsg {
-    /// Start a game against the server's player.
+    /// Start a game against the server's player, from the empty board or
+    /// from `pos` (a move string, columns from 1, as `c4sim analyze` reads
+    /// them: `?pos=4453` in the page's URL).
     New {
         first: First,
+        #[serde(default)]
+        pos: Option<String>,
+    },
+    /// Every column's exact score in `pos` (a move string, columns from 1),
+    /// from the solver within a node budget; one at a time per connection.
+    Analyze {
+        pos: String,
     },
     /// Follow a game (again): the answer is its whole current state, so a
     /// reloaded page resyncs instead of guessing.
@@ -62,6 +71,9 @@ pub enum ErrorCode {
     Stale,
     Rate,
     Busy,
+    /// A `pos` that is not a position of this board (bad column, full
+    /// column, a finished game).
+    BadPosition,
 }
 
 /// A refused client message.
@@ -224,7 +236,21 @@ mod tests {
     fn client_messages_decode() {
         assert_eq!(
             decode(r#"{"t":"new","d":{"first":"ai"}}"#),
-            Ok(ClientMsg::New { first: First::Ai })
+            Ok(ClientMsg::New {
+                first: First::Ai,
+                pos: None
+            })
+        );
+        assert_eq!(
+            decode(r#"{"t":"new","d":{"first":"you","pos":"4453"}}"#),
+            Ok(ClientMsg::New {
+                first: First::You,
+                pos: Some("4453".into())
+            })
+        );
+        assert_eq!(
+            decode(r#"{"t":"analyze","d":{"pos":""}}"#),
+            Ok(ClientMsg::Analyze { pos: String::new() })
         );
         assert_eq!(
             decode(r#"{"t":"move","d":{"id":"ab","col":3,"v":7}}"#),

@@ -6,6 +6,11 @@
 
 const $ = (s) => document.querySelector(s);
 const GAME_KEY = 'c4sim-game';
+const SOLUTION_KEY = 'c4sim-solution';
+// `?pos=4453`: the position to open (columns from 1), until a game is shown.
+let wantPos = new URLSearchParams(location.search).get('pos');
+let analysing = null;   // the position an analysis is running for
+let analysisNext = null; // the position to ask about when it answers
 let ws = null;
 let backoff = 300;
 let game = null;        // the last `game` message's data, with its version as `v`
@@ -21,7 +26,10 @@ function connect() {
   ws.onopen = () => {
     backoff = 300;
     const id = sessionStorage.getItem(GAME_KEY);
-    if (id) send('join', { id }); else setStatus('Choose who starts, then press New game.');
+    analysing = null;
+    if (id) send('join', { id });
+    else if (wantPos !== null) startAt(wantPos);
+    else setStatus('Choose who starts, then press New game.');
     if (view() === 'watch') send('watch');
   };
   ws.onmessage = (e) => handle(JSON.parse(e.data));
@@ -53,8 +61,14 @@ function handle(m) {
       break;
     case 'game':
       if (game && game.id === m.d.id && m.v <= game.v) return; // old news
+      // A link to another position than the game this tab had: open the link's.
+      if (wantPos !== null && !game && posOf(m.d) !== digits(wantPos)) { startAt(wantPos); return; }
+      wantPos = null;
       m.d.v = m.v;
       drawGame(m.d);
+      break;
+    case 'analysis':
+      drawSolution(m.d);
       break;
     case 'watch':
       if (m.v < watchV) return;
@@ -62,10 +76,74 @@ function handle(m) {
       drawWatch(m.d);
       break;
     case 'error':
-      if (m.d.code === 'no_game') { sessionStorage.removeItem(GAME_KEY); if (!game) setStatus('Choose who starts, then press New game.'); }
+      if (m.d.code === 'no_game') {
+        sessionStorage.removeItem(GAME_KEY);
+        if (wantPos !== null) { startAt(wantPos); return; }
+        if (!game) setStatus('Choose who starts, then press New game.');
+      }
+      if (m.d.code === 'bad_position') {
+        // A bad link: say why and leave the URL as a plain page.
+        wantPos = null;
+        history.replaceState(null, '', location.pathname + location.hash);
+        showError(`That position cannot be opened: ${m.d.message}`);
+        if (!game) setStatus('Choose who starts, then press New game.');
+        return;
+      }
+      if (m.d.code === 'busy' && analysing !== null) { analysing = null; askSolution(); }
       showError(m.d.message);
       break;
   }
+}
+
+// --- positions in the URL, and the solution ---------------------------------
+
+function digits(s) { return String(s).replace(/[^0-9]/g, ''); }
+// The game's moves as a move string, columns from 1 (boards up to 9 columns).
+function posOf(g) { return g.moves.map((c) => c + 1).join(''); }
+
+// A new game at `pos`, the person playing the side to move there.
+function startAt(pos) {
+  wantPos = null;
+  game = null;
+  const first = digits(pos).length % 2 === 0 ? 'you' : 'ai';
+  send('new', { first, pos: digits(pos) });
+}
+
+function askSolution() {
+  const box = $('#solution');
+  const on = $('#show-solution').checked && game && !game.over;
+  box.hidden = !on;
+  $('#solution-note').hidden = !on;
+  if (!on) return;
+  const pos = posOf(game);
+  if (analysing !== null) { analysisNext = pos; return; } // one at a time
+  analysing = pos;
+  analysisNext = null;
+  box.dataset.pos = '';
+  $('#solution-note').textContent = 'Solving…';
+  send('analyze', { pos });
+}
+
+// Each column's score under its column: a word and a sign as well as a colour.
+function drawSolution(d) {
+  analysing = null;
+  if (analysisNext !== null && analysisNext !== d.pos) { askSolution(); return; }
+  if (!game || d.pos !== posOf(game)) return;
+  const box = $('#solution');
+  box.style.setProperty('--cols', d.scores.length);
+  box.replaceChildren(...d.scores.map((s, c) => {
+    const e = document.createElement('span');
+    const full = game.cells.every((row) => row[c] !== '.');
+    e.className = 'score ' + (full ? 'full' : s === null ? 'unknown' : s > 0 ? 'win' : s < 0 ? 'loss' : 'draw');
+    e.textContent = full ? '' : s === null ? 'not proven' : d.words[c];
+    e.dataset.score = s === null ? '' : String(s);
+    e.setAttribute('aria-label', `Column ${c + 1}: ` + (full ? 'full' : s === null ? 'not proven' : d.words[c]));
+    return e;
+  }));
+  box.dataset.pos = d.pos;
+  $('#solution-note').textContent = d.proven
+    ? 'Exact scores for the side to move (+ win, = draw, − loss), from the perfect solver.'
+    : `Not every column was proven within ${d.nodes} nodes: the known ones are shown.`;
 }
 
 function setStatus(text) { $('#status').textContent = text; }
@@ -169,6 +247,8 @@ function drawGame(g) {
   const prev = game;
   game = g;
   sessionStorage.setItem(GAME_KEY, g.id);
+  // The URL follows the game: a link or a reload shows this position.
+  history.replaceState(null, '', '?pos=' + posOf(g) + location.hash);
   const ai = 1 - g.you;
   aiName = g.names[ai];
   document.querySelectorAll('.ai-name').forEach((e) => { e.textContent = aiName; });
@@ -198,6 +278,7 @@ function drawGame(g) {
     li.textContent = `${g.names[i % 2]}: column ${col + 1}` + (g.notes[i] ? ` (${g.notes[i]})` : '');
     list.appendChild(li);
   });
+  askSolution();
 }
 
 // --- watching --------------------------------------------------------------
@@ -264,6 +345,11 @@ $('#setup').addEventListener('submit', (e) => {
   send('new', { first });
 });
 $('#resign').addEventListener('click', () => { if (game && !game.over) send('resign', { id: game.id }); });
+$('#show-solution').checked = localStorage.getItem(SOLUTION_KEY) === 'on';
+$('#show-solution').addEventListener('change', (e) => {
+  localStorage.setItem(SOLUTION_KEY, e.target.checked ? 'on' : 'off');
+  askSolution();
+});
 document.addEventListener('keydown', (e) => {
   if (view() !== 'play' || e.ctrlKey || e.metaKey || e.altKey) return;
   if (e.target && e.target.tagName === 'INPUT' && e.target.type === 'text') return;

@@ -1,0 +1,131 @@
+//! "Show the solution" on the Play view: every column's exact score of a
+//! position, from the solver within a node budget, as the page's `analysis`
+//! message. A position not proven within the budget says which columns are
+//! known and that the rest are not, instead of guessing.
+
+use crate::game::openings::parse_move_string;
+use crate::game::{BoardConfig, Game, DEFAULT_LETTERS};
+use crate::players::solver::{SolverBot, SolverSpec};
+use crate::players::{KindSpec, Strategy, TurnView};
+use crate::solver::describe_score;
+use serde_json::{json, Value};
+
+/// Nodes one request may search (about a second on one core); past it the
+/// columns not yet proven come back as `null`.
+pub const ANALYSIS_NODES: u64 = 10_000_000;
+
+/// The solver analysis uses, read on first use (the profile's books are
+/// files).
+#[derive(Default)]
+pub struct AnalysisSpec(std::sync::OnceLock<SolverSpec>);
+
+impl AnalysisSpec {
+    pub fn get(&self) -> SolverSpec {
+        self.0.get_or_init(analysis_spec).clone()
+    }
+}
+
+/// The solver analysis uses: the shipped `solver` profile's keys (its
+/// opening and score books) where the server runs from a checkout that has
+/// them, else a bare solver; always within [`ANALYSIS_NODES`].
+pub fn analysis_spec() -> SolverSpec {
+    let profile = crate::scenario::parse_player_spec("solver")
+        .ok()
+        .and_then(|p| match p.kind {
+            KindSpec::Solver(s) => Some(s),
+            _ => None,
+        })
+        .unwrap_or_default();
+    SolverSpec {
+        nodes: Some(ANALYSIS_NODES),
+        level: crate::players::solver::LEVELS[0].to_string(),
+        ..profile
+    }
+}
+
+/// Why a request gets no analysis.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// `pos` is not a position of this board (the message says why).
+    Position(String),
+    /// The solver cannot analyse on this board at all.
+    Board(String),
+}
+
+/// The `analysis` message's data for `pos` (a move string, columns from 1)
+/// on `cfg`: `scores` (per column, `null` for a full column or one not
+/// proven), `words` ("wins in 3", "draw", "loses in 5", `null`), `proven`
+/// (every open column known) and the budget. Runs the search: call it off
+/// the actor's thread.
+pub fn analyze(spec: &SolverSpec, cfg: BoardConfig, pos: &str) -> Result<Value, Refused> {
+    let moves = parse_move_string(pos, cfg.cols).map_err(Refused::Position)?;
+    let game = Game::with_opening(cfg, 2, 1, &moves).map_err(Refused::Position)?;
+    let mut bot = SolverBot::from_spec(spec).map_err(Refused::Board)?;
+    bot.fits(cfg).map_err(Refused::Board)?;
+    let view = TurnView::of(&game, 0, moves.len() % 2, &DEFAULT_LETTERS, None);
+    let (_, scores) = bot.analyze(&view);
+    let scores: Vec<Option<i32>> = scores
+        .and_then(|v| serde_json::from_value(v).ok())
+        .ok_or_else(|| Refused::Board("the solver gave no scores".into()))?;
+    let words: Vec<Option<String>> = scores
+        .iter()
+        .map(|s| s.map(|s| describe_score(cfg.cells(), moves.len(), s)))
+        .collect();
+    let open = |c: usize| game.board().height(c) < cfg.rows;
+    let proven = (0..scores.len()).all(|c| !open(c) || scores[c].is_some());
+    Ok(json!({
+        "pos": pos,
+        "scores": scores,
+        "words": words,
+        "proven": proven,
+        "nodes": spec.nodes,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> SolverSpec {
+        SolverSpec {
+            nodes: Some(ANALYSIS_NODES),
+            ..SolverSpec::default()
+        }
+    }
+
+    #[test]
+    fn scores_words_and_proof_of_a_late_position() {
+        let cfg = BoardConfig::default();
+        // Red (to move) has three in the bottom row: column 4 wins at once.
+        let a = analyze(&small(), cfg, "1122334").unwrap_err();
+        assert!(matches!(a, Refused::Position(_)), "a finished game is not a position");
+        // Early (ply 6): the winning column is known at once, the others
+        // not within the budget, and the answer says so.
+        let a = analyze(&small(), cfg, "112233").unwrap();
+        assert_eq!(a["scores"][3], 18);
+        assert_eq!(a["words"][3], "wins in 1");
+        assert_eq!(a["proven"], false);
+        // Later (ply 14, one of the solver's published positions): all
+        // seven, as the solver gives them without a budget.
+        let pos = "43745416472735";
+        let a = analyze(&small(), cfg, pos).unwrap();
+        assert_eq!(a["proven"], true);
+        let mut s = crate::solver::Solver::new(cfg, 20).unwrap();
+        let p = s.position(&parse_move_string(pos, 7).unwrap()).unwrap();
+        assert_eq!(a["scores"], json!(s.scores(&p, None)));
+    }
+
+    #[test]
+    fn bad_positions_and_unproven_columns() {
+        let cfg = BoardConfig::default();
+        assert!(matches!(analyze(&small(), cfg, "8"), Err(Refused::Position(_))));
+        assert!(matches!(analyze(&small(), cfg, "1111111"), Err(Refused::Position(_))));
+        let tiny = SolverSpec {
+            nodes: Some(1),
+            ..SolverSpec::default()
+        };
+        let a = analyze(&tiny, cfg, "").unwrap();
+        assert_eq!(a["proven"], false);
+        assert!(a["scores"].as_array().unwrap().iter().any(Value::is_null));
+    }
+}
