@@ -301,3 +301,50 @@ async fn lobby_matches_can_be_watched() {
     assert!(names.contains(&"leftmost") && names.contains(&"rightmost"), "{seen}");
     assert_eq!(seen["d"]["recent"][0]["over"], true);
 }
+
+/// "Show the solution" requests: one at a time per page (`busy`), within the
+/// rate (`rate`), a bad position refused (`bad_position`), an early position
+/// answered with what is known and `proven: false`; meanwhile another page's
+/// game keeps its pace (its reply times are printed, before and during).
+#[tokio::test]
+async fn analysis_is_one_at_a_time_within_the_rate_and_says_what_is_not_proven() {
+    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let mut a = connect(srv.addr).await;
+    until(&mut a, "hello", |m| m["t"] == "hello").await;
+    send(&mut a, json!({"t": "new", "d": {"first": "you"}})).await;
+    let mut game = your_turn(&mut a).await;
+    let pace = |game: &Value, t: std::time::Instant| (game["d"]["moves"].as_array().unwrap().len(), t.elapsed());
+    let t = std::time::Instant::now();
+    game = play(&mut a, &game, 2).await;
+    let before = pace(&game, t);
+
+    let mut b = connect(srv.addr).await;
+    until(&mut b, "hello", |m| m["t"] == "hello").await;
+    send(&mut b, json!({"t": "analyze", "d": {"pos": "9"}})).await;
+    assert_eq!(error_code(&mut b).await, "bad_position");
+    send(&mut b, json!({"t": "analyze", "d": {"pos": ""}})).await;
+    send(&mut b, json!({"t": "analyze", "d": {"pos": "4"}})).await;
+    assert_eq!(error_code(&mut b).await, "busy");
+    let t = std::time::Instant::now();
+    game = play(&mut a, &game, 2).await;
+    let during = pace(&game, t);
+    let r = until(&mut b, "the analysis", |m| m["t"] == "analysis").await;
+    assert_eq!(r["d"]["pos"], "");
+    assert_eq!(r["d"]["proven"], false, "the empty board is not proven in 10M nodes");
+    assert_eq!(r["d"]["scores"].as_array().unwrap().len(), 7);
+    // A burst beyond the rate: refused with `rate`.
+    for _ in 0..40 {
+        send(&mut b, json!({"t": "analyze", "d": {"pos": "4444"}})).await;
+    }
+    assert_eq!(
+        until(&mut b, "a rate error", |m| m["t"] == "error"
+            && m["d"]["code"] == "rate")
+        .await["d"]["code"],
+        "rate"
+    );
+    let t = std::time::Instant::now();
+    game = play(&mut a, &game, 2).await;
+    let after_burst = pace(&game, t);
+    assert_eq!(game["d"]["moves"].as_array().unwrap().len(), 6);
+    eprintln!("reply to a move: before {before:?}, during an analysis {during:?}, after a burst {after_burst:?}");
+}

@@ -220,9 +220,14 @@ async fn a_position_from_the_url_shows_the_solvers_scores_and_survives_a_reload(
 
     // One move each; the URL says the new position, and a reload keeps it.
     b.play(3, false).await;
-    let after = b.wait_attr("#board", "data-moves", |m| m.split(',').count() == moves.len() + 2).await;
+    let after = b
+        .wait_attr("#board", "data-moves", |m| m.split(',').count() == moves.len() + 2)
+        .await;
     let url = b.c().current_url().await.unwrap();
-    let digits: String = after.split(',').map(|c| (c.parse::<u8>().unwrap() + 1).to_string()).collect();
+    let digits: String = after
+        .split(',')
+        .map(|c| (c.parse::<u8>().unwrap() + 1).to_string())
+        .collect();
     assert_eq!(url.query(), Some(format!("pos={digits}").as_str()), "{url}");
     b.c().refresh().await.unwrap();
     b.wait_attr("#board", "data-moves", |m| m == after).await;
@@ -230,7 +235,8 @@ async fn a_position_from_the_url_shows_the_solvers_scores_and_survives_a_reload(
 
     // A link to no position of this board.
     b.c().goto(&format!("http://{}/?pos=1111111", srv.addr)).await.unwrap();
-    b.wait_attr("#error", "textContent", |t| t.contains("cannot be opened")).await;
+    b.wait_attr("#error", "textContent", |t| t.contains("cannot be opened"))
+        .await;
     b.client.as_ref().unwrap().clone().close().await.unwrap();
 }
 
