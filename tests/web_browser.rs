@@ -165,7 +165,7 @@ async fn plays_a_whole_game_by_clicks_and_finds_it_again_after_a_reload() {
     let b = Browser::start().await;
     b.c().goto(&format!("http://{}/", srv.addr)).await.unwrap();
     b.wait_attr("#status", "textContent", |t| t.contains("New game")).await;
-    b.click("input[name=first][value=you]").await;
+    // Red a person, Yellow the server's player: the menus' defaults.
     b.click("#new-game").await;
     b.play(3, false).await;
     b.play(3, true).await;
@@ -228,7 +228,11 @@ async fn a_position_from_the_url_shows_the_solvers_scores_and_survives_a_reload(
         .split(',')
         .map(|c| (c.parse::<u8>().unwrap() + 1).to_string())
         .collect();
-    assert_eq!(url.query(), Some(format!("pos={digits}").as_str()), "{url}");
+    assert_eq!(
+        url.query(),
+        Some(format!("pos={digits}&red=person&yellow=leftmost").as_str()),
+        "{url}"
+    );
     b.c().refresh().await.unwrap();
     b.wait_attr("#board", "data-moves", |m| m == after).await;
     b.wait_attr("#solution", "data-pos", |p| p == digits).await;
@@ -237,6 +241,42 @@ async fn a_position_from_the_url_shows_the_solvers_scores_and_survives_a_reload(
     b.c().goto(&format!("http://{}/?pos=1111111", srv.addr)).await.unwrap();
     b.wait_attr("#error", "textContent", |t| t.contains("cannot be opened"))
         .await;
+    b.client.as_ref().unwrap().clone().close().await.unwrap();
+}
+
+/// A hot seat: two people on one page, by clicks; the URL names the
+/// position and both sides, so a fresh load of it (no stored game) comes
+/// back to the same position, and a move can be taken back.
+#[tokio::test]
+async fn a_hot_seat_game_comes_back_from_its_url_and_takes_a_move_back() {
+    if !browser_present() {
+        return;
+    }
+    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let b = Browser::start().await;
+    b.c().goto(&format!("http://{}/", srv.addr)).await.unwrap();
+    b.wait_attr("#status", "textContent", |t| t.contains("New game")).await;
+    let yellow = b.c().find(Locator::Css("#side-1")).await.unwrap();
+    yellow.select_by_value("person").await.unwrap();
+    b.click("#new-game").await;
+    for col in [3, 4, 3] {
+        b.play(col, false).await;
+    }
+    b.wait_attr("#board", "data-moves", |m| m == "3,4,3").await;
+    let url = b.c().current_url().await.unwrap();
+    assert_eq!(url.query(), Some("pos=454&red=person&yellow=person"), "{url}");
+    // A fresh load of the URL: no stored game, the link alone.
+    b.c().execute("sessionStorage.clear()", vec![]).await.unwrap();
+    b.c().refresh().await.unwrap();
+    b.wait_attr("#board", "data-moves", |m| m == "3,4,3").await;
+    b.wait_attr("#board", "data-your-turn", |v| v == "true").await;
+    let status = b.text("#status").await;
+    assert!(status.starts_with("Yellow (Y) to move"), "{status}");
+    b.wait_attr("#undo", "disabled", |d| d == "false").await;
+    b.click("#undo").await;
+    b.wait_attr("#board", "data-moves", |m| m == "3,4").await;
+    b.play(2, false).await;
+    b.wait_attr("#board", "data-moves", |m| m == "3,4,2").await;
     b.client.as_ref().unwrap().clone().close().await.unwrap();
 }
 

@@ -33,6 +33,8 @@ pub const WEB_GAME: u64 = 0x77eb;
 /// The page's AI player of a web game (its `number`): stream 1, the value
 /// it had before it was named, so web games play as they did.
 pub const WEB_AI: u64 = 1;
+/// A page's game between two of the server's players: the second one's stream.
+pub const WEB_AI_2: u64 = 0x77eb_0a12;
 /// A distributed self-play worker's batches: derived from the run seed and
 /// the worker's name, then per batch number (`train::worker`).
 pub const SELF_PLAY_WORKER: u64 = 0x5e1f_0a0b;

@@ -38,6 +38,35 @@ pub fn opponent_of(sc: &Scenario) -> Option<Opponent> {
     })
 }
 
+/// The shipped profiles a side can also be given on the page, beside the
+/// server's own player: those that load here (a checkout's `players/`) and
+/// fit `cfg`, and the solver at each of its levels.
+pub fn shipped_players(cfg: crate::game::BoardConfig) -> Vec<crate::players::PlayerSpec> {
+    use crate::players::{check_fits, KindSpec};
+    let mut out = Vec::new();
+    for name in ["alphazero", "solver", "minimax8", "mcts", "random"] {
+        let Ok(spec) = crate::scenario::parse_player_spec(name) else {
+            continue;
+        };
+        if check_fits(&spec, cfg).is_err() {
+            continue;
+        }
+        out.push(spec.clone());
+        if let KindSpec::Solver(s) = &spec.kind {
+            for level in &crate::players::solver::LEVELS[1..] {
+                let mut weaker = spec.clone();
+                weaker.name = format!("{} ({level})", spec.name);
+                weaker.kind = KindSpec::Solver(crate::players::solver::SolverSpec {
+                    level: level.to_string(),
+                    ..s.clone()
+                });
+                out.push(weaker);
+            }
+        }
+    }
+    out
+}
+
 /// Serves the page on `bind` and plays `opponent` there until Ctrl-C.
 /// The opponent is built once first, so a missing model or a board it
 /// cannot play is said before anything is served.
@@ -55,12 +84,13 @@ pub fn serve_play(bind: SocketAddr, opponent: Opponent) -> Result<(), ModeError>
         }
         RunsAs::External => {}
     }
+    let others = shipped_players(opponent.cfg);
     run_mode(
         async move {
             let title = format!("Play {}", opponent.spec.name);
             let s = server::start(
                 bind,
-                PlayHub::new(Some(opponent)),
+                PlayHub::new(Some(opponent)).with_others(others),
                 WatchHub::new(None, "tournament"),
                 title,
             )

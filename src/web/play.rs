@@ -14,7 +14,7 @@ use crate::actors::referee::referee_game;
 use crate::actors::runner::{start_player, Output};
 use crate::game::{Answer, BoardConfig, DEFAULT_LETTERS};
 use crate::players::PlayerSpec;
-use crate::scenario::RenderStyle;
+use crate::scenario::{RenderStyle, DEFAULT_MOVE_TIME};
 use crate::util::seed;
 use actix::prelude::*;
 use std::collections::{HashMap, HashSet};
@@ -31,6 +31,17 @@ const GRACE: Duration = Duration::from_secs(30);
 /// Illegal answers before the person loses: high, since a person clicking a
 /// full column should be told, not punished (the page greys those out).
 const MAX_INVALID: u32 = 1000;
+
+/// What a page names a side a person plays.
+pub const PERSON: &str = "person";
+/// A person's name at a hot seat, by seat.
+const COLOUR_NAMES: [&str; 2] = ["Red", "Yellow"];
+
+/// Who plays one side of a game on the page.
+enum Side {
+    Person,
+    Player(PlayerSpec),
+}
 
 /// The server's player and the board it plays on.
 #[derive(Clone)]
@@ -65,6 +76,9 @@ pub struct PlayHub {
     games: HashMap<String, Live>,
     numbers: HashMap<u64, String>,
     conns: HashMap<u64, Outbox>,
+    /// More players a side can be given (`c4sim web` offers the shipped
+    /// profiles beside its own).
+    others: Vec<PlayerSpec>,
     next: u64,
     /// Connections with an analysis running (one at a time each).
     analyzing: HashSet<u64>,
@@ -78,12 +92,19 @@ impl PlayHub {
         self.opponent.as_ref()
     }
 
+    /// Also offers `others` as players a side can be given.
+    pub fn with_others(mut self, others: Vec<PlayerSpec>) -> Self {
+        self.others = others;
+        self
+    }
+
     pub fn new(opponent: Option<Opponent>) -> Self {
         PlayHub {
             opponent,
             games: HashMap::new(),
             numbers: HashMap::new(),
             conns: HashMap::new(),
+            others: Vec::new(),
             next: 1,
             analyzing: HashSet::new(),
             analysis: super::analysis::AnalysisSpec::default(),
@@ -185,24 +206,129 @@ impl PlayHub {
         });
     }
 
-    fn new_game(&mut self, conn: u64, first: First, pos: Option<String>, ctx: &mut Context<Self>) {
-        self.leave_all(conn, ctx, Duration::ZERO);
-        let Some(op) = self.opponent.clone() else {
-            return self.error(conn, ErrorCode::Busy, "this server has no player to play against");
+    /// Every player a side can be given (the server's own first), by name.
+    pub fn players(&self) -> Vec<&PlayerSpec> {
+        let mut v: Vec<&PlayerSpec> = self.opponent.iter().map(|o| &o.spec).collect();
+        for p in &self.others {
+            if !v.iter().any(|q| q.name == p.name) {
+                v.push(p);
+            }
+        }
+        v
+    }
+
+    /// The two sides of a new game: `sides` as the page named them
+    /// (`person` or an offered player's name), else a person on the seat
+    /// `first` says and the server's own player on the other.
+    fn sides_of(&self, first: First, sides: Option<Vec<String>>) -> Result<Vec<Side>, String> {
+        let Some(names) = sides else {
+            let op = self
+                .opponent
+                .as_ref()
+                .ok_or("this server has no player to play against")?;
+            let bot = Side::Player(op.spec.clone());
+            return Ok(match first {
+                First::You => vec![Side::Person, bot],
+                First::Ai => vec![bot, Side::Person],
+            });
         };
-        let opening = match pos.as_deref().map(|p| opening_of(p, op.cfg)).transpose() {
+        if names.len() != 2 {
+            return Err(format!("a game has two sides, got {}", names.len()));
+        }
+        let players = self.players();
+        names
+            .iter()
+            .map(|n| match n.as_str() {
+                PERSON => Ok(Side::Person),
+                _ => players
+                    .iter()
+                    .find(|p| p.name == *n)
+                    .map(|p| Side::Player((*p).clone()))
+                    .ok_or_else(|| {
+                        let offered: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
+                        format!(
+                            "no player `{n}` here; a side is `{PERSON}` or one of: {}",
+                            offered.join(", ")
+                        )
+                    }),
+            })
+            .collect()
+    }
+
+    fn new_game(
+        &mut self,
+        conn: u64,
+        first: First,
+        pos: Option<String>,
+        sides: Option<Vec<String>>,
+        ctx: &mut Context<Self>,
+    ) {
+        self.leave_all(conn, ctx, Duration::ZERO);
+        let sides = match self.sides_of(first, sides) {
+            Ok(s) => s,
+            Err(why) => return self.error(conn, ErrorCode::Busy, why),
+        };
+        let opening = match pos.as_deref().map(|p| opening_of(p, self.board())).transpose() {
             Ok(o) => o.unwrap_or_default(),
             Err(why) => return self.error(conn, ErrorCode::BadPosition, why),
         };
-        let from_start = opening.is_empty();
-        let playing = self.games.values().filter(|g| g.table.outcome.is_none()).count();
-        if playing >= MAX_PLAYING {
+        if let Err((code, why)) = self.start_game(HashSet::from([conn]), sides, opening, ctx) {
+            self.error(conn, code, why);
+        }
+    }
+
+    /// Takes back the last move of a game without a player side (a hot
+    /// seat): the game ends and a new one, on the same pages, starts from
+    /// the position before that move. The one referee never undoes a move.
+    fn take_back(&mut self, conn: u64, id: &str, ctx: &mut Context<Self>) {
+        let Some(g) = self.games.get_mut(id).filter(|g| g.pages.contains(&conn)) else {
+            return self.error(conn, ErrorCode::NoGame, "not a game this page follows");
+        };
+        if g.table.people.len() != 2 {
             return self.error(
                 conn,
-                ErrorCode::Busy,
-                format!("{playing} games are in progress; try again later"),
+                ErrorCode::NotYourTurn,
+                "moves are taken back only when people play both sides",
             );
         }
+        if g.table.moves.is_empty() {
+            return self.error(conn, ErrorCode::NotYourTurn, "no move to take back");
+        }
+        let mut moves = g.table.moves.clone();
+        moves.pop();
+        let pages = std::mem::take(&mut g.pages);
+        let ended = g.table.outcome.is_some();
+        if !ended {
+            self.resign(id);
+        }
+        if let Err((code, why)) = self.start_game(pages.clone(), vec![Side::Person, Side::Person], moves, ctx) {
+            for c in pages {
+                self.error(c, code, why.clone());
+            }
+        }
+    }
+
+    /// Starts a game of `sides` from `opening` for `pages`.
+    fn start_game(
+        &mut self,
+        pages: HashSet<u64>,
+        sides: Vec<Side>,
+        opening: Vec<usize>,
+        ctx: &mut Context<Self>,
+    ) -> Result<(), (ErrorCode, String)> {
+        let playing = self.games.values().filter(|g| g.table.outcome.is_none()).count();
+        if playing >= MAX_PLAYING {
+            return Err((
+                ErrorCode::Busy,
+                format!("{playing} games are in progress; try again later"),
+            ));
+        }
+        let (cfg, base, default_time) = self
+            .opponent
+            .as_ref()
+            .map_or((BoardConfig::default(), 0, DEFAULT_MOVE_TIME), |o| {
+                (o.cfg, o.seed, o.move_time)
+            });
         self.evict();
         let number = self.next;
         self.next += 1;
@@ -210,46 +336,57 @@ impl PlayHub {
             json: true,
             style: RenderStyle::None,
         };
-        let ai = match start_player(&op.spec, seed::derive(op.seed, number, seed::WEB_AI), out, 2) {
-            Ok(a) => a,
-            Err(e) => return self.error(conn, ErrorCode::Busy, format!("cannot start {}: {e}", op.spec.name)),
-        };
-        let you = match first {
-            First::You => 0,
-            First::Ai => 1,
-        };
-        let person = Seat {
-            name: "You".into(),
-            player: PlayerHandle::of(&ctx.address()),
-            move_time: None,
-        };
-        let bot = Seat {
-            name: op.spec.name.clone(),
-            player: PlayerHandle::of(&ai),
-            move_time: Some(op.spec.move_time.unwrap_or(op.move_time)),
-        };
-        let seats = if you == 0 { vec![person, bot] } else { vec![bot, person] };
+        let people: Vec<usize> = (0..2).filter(|&i| matches!(sides[i], Side::Person)).collect();
+        let mut bots = Vec::new();
+        let mut seats = Vec::new();
+        for (i, side) in sides.into_iter().enumerate() {
+            seats.push(match side {
+                Side::Person => Seat {
+                    name: match people.len() {
+                        1 => "You".to_string(),
+                        _ => COLOUR_NAMES[i].to_string(),
+                    },
+                    player: PlayerHandle::of(&ctx.address()),
+                    move_time: None,
+                },
+                Side::Player(spec) => {
+                    // The first player's seed stream is the one a game against the
+                    // server's player always used; a second player gets its own.
+                    let stream = if bots.is_empty() { seed::WEB_AI } else { seed::WEB_AI_2 };
+                    let ai = start_player(&spec, seed::derive(base, number, stream), out, 2)
+                        .map_err(|e| (ErrorCode::Busy, format!("cannot start {}: {e}", spec.name)))?;
+                    let seat = Seat {
+                        name: spec.name.clone(),
+                        player: PlayerHandle::of(&ai),
+                        move_time: Some(spec.move_time.unwrap_or(default_time)),
+                    };
+                    bots.push(ai);
+                    seat
+                }
+            });
+        }
         let names: Vec<String> = seats.iter().map(|s| s.name.clone()).collect();
         let id = format!("{:016x}", rand::random::<u64>());
+        let from_start = opening.is_empty();
         let msg = PlayGame {
             game: number,
             games: number,
-            cfg: op.cfg,
+            cfg,
             seats,
             letters: DEFAULT_LETTERS.to_vec(),
             opening,
             max_invalid: MAX_INVALID,
-            seed: seed::derive(op.seed, number, seed::WEB_GAME),
+            seed: seed::derive(base, number, seed::WEB_GAME),
             sinks: vec![ctx.address().recipient()],
         };
-        let table = Table::new(id.clone(), names, Some(you), op.cfg);
+        let table = Table::new(id.clone(), names, people, cfg);
         self.games.insert(
             id.clone(),
             Live {
                 table,
                 pending: None,
                 resigned: false,
-                pages: HashSet::from([conn]),
+                pages,
             },
         );
         self.numbers.insert(number, id.clone());
@@ -260,13 +397,17 @@ impl PlayHub {
         }
         actix::spawn(async move {
             referee_game(msg).await;
-            let _ = ai.send(Shutdown).await;
+            for ai in bots {
+                let _ = ai.send(Shutdown).await;
+            }
         });
+        Ok(())
     }
 
     fn on_page(&mut self, conn: u64, msg: ClientMsg, ctx: &mut Context<Self>) {
         match msg {
-            ClientMsg::New { first, pos } => self.new_game(conn, first, pos, ctx),
+            ClientMsg::New { first, pos, sides } => self.new_game(conn, first, pos, sides, ctx),
+            ClientMsg::Undo { id } => self.take_back(conn, &id, ctx),
             ClientMsg::Analyze { pos } => self.analyze(conn, pos, ctx),
             ClientMsg::Join { id } => {
                 if !self.games.contains_key(&id) {

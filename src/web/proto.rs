@@ -33,6 +33,16 @@ pub enum ClientMsg {
         first: First,
         #[serde(default)]
         pos: Option<String>,
+        /// Who plays each side, first mover first: `person` or the name of
+        /// a player the server offers (`hello`'s `players`). Without it, a
+        /// person plays the side `first` says and the server's player the other.
+        #[serde(default)]
+        sides: Option<Vec<String>>,
+    },
+    /// Take back the last move of game `id`: only where people play both
+    /// sides. The answer is a new game from the position before it.
+    Undo {
+        id: String,
     },
     /// Every column's exact score in `pos` (a move string, columns from 1),
     /// from the solver within a node budget; one at a time per connection.
@@ -238,14 +248,16 @@ mod tests {
             decode(r#"{"t":"new","d":{"first":"ai"}}"#),
             Ok(ClientMsg::New {
                 first: First::Ai,
-                pos: None
+                pos: None,
+                sides: None
             })
         );
         assert_eq!(
             decode(r#"{"t":"new","d":{"first":"you","pos":"4453"}}"#),
             Ok(ClientMsg::New {
                 first: First::You,
-                pos: Some("4453".into())
+                pos: Some("4453".into()),
+                sides: None
             })
         );
         assert_eq!(

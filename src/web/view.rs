@@ -12,9 +12,9 @@ use serde_json::{json, Value};
 pub struct Table {
     pub id: String,
     pub names: Vec<String>,
-    /// The person's seat when a person plays here; `None` for games that
-    /// are only watched.
-    pub you: Option<usize>,
+    /// The seats people play on this page (one against the server's player,
+    /// two at a hot seat, none for a game between players or one only watched).
+    pub people: Vec<usize>,
     pub board: Board,
     pub moves: Vec<usize>,
     /// What the player said of each move, by move.
@@ -31,11 +31,11 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn new(id: String, names: Vec<String>, you: Option<usize>, cfg: BoardConfig) -> Self {
+    pub fn new(id: String, names: Vec<String>, people: Vec<usize>, cfg: BoardConfig) -> Self {
         Table {
             id,
             names,
-            you,
+            people,
             board: Board::new(cfg),
             moves: Vec::new(),
             notes: Vec::new(),
@@ -73,7 +73,7 @@ impl Table {
                 self.refusal = None;
             }
             GameEvent::Illegal { refusal, seat, .. } => {
-                if Some(*seat) == self.you {
+                if self.people.contains(seat) {
                     self.refusal = Some(refusal.describe(1));
                 }
             }
@@ -98,7 +98,12 @@ impl Table {
     pub fn result_text(&self) -> Option<String> {
         let o = self.outcome.as_ref()?;
         let name = |s: usize| self.names.get(s).cloned().unwrap_or_default();
-        Some(match (o.winner, self.you) {
+        // "You" only where one person plays one seat.
+        let you = match self.people[..] {
+            [one] => Some(one),
+            _ => None,
+        };
+        Some(match (o.winner, you) {
             (None, _) => "Draw".to_string(),
             (Some(w), Some(you)) if w == you => match o.reason {
                 EndReason::Win => "You win".to_string(),
@@ -144,7 +149,8 @@ impl Table {
             "cols": cfg.cols,
             "win": cfg.win_length,
             "names": self.names,
-            "you": self.you,
+            "you": self.people.first(),
+            "people": self.people,
             "cells": cells,
             "moves": self.moves,
             "notes": self.notes,
@@ -224,7 +230,7 @@ mod tests {
         let mut t = Table::new(
             "g1".into(),
             vec!["You".into(), "Leftmost".into()],
-            Some(0),
+            vec![0],
             BoardConfig::default(),
         );
         let out = |resigned: Vec<usize>| Outcome {
@@ -242,7 +248,7 @@ mod tests {
     #[test]
     fn a_game_becomes_the_json_the_page_draws() {
         let cfg = BoardConfig::default();
-        let mut t = Table::new("g1".into(), vec!["You".into(), "Leftmost".into()], Some(0), cfg);
+        let mut t = Table::new("g1".into(), vec!["You".into(), "Leftmost".into()], vec![0], cfg);
         for (i, col) in [3, 0, 3, 0, 3, 0, 3].into_iter().enumerate() {
             let ev = moved(&t, col, i % 2, (i % 2 == 1).then_some("score +0.10"));
             t.apply(&ev);
@@ -284,7 +290,7 @@ mod tests {
         let mut t = Table::new(
             "g".into(),
             vec!["You".into(), "AI".into()],
-            Some(1),
+            vec![1],
             BoardConfig::default(),
         );
         assert_eq!(t.view()["legal"], json!([]));

@@ -47,7 +47,7 @@ impl WatchState {
                 ..
             } => {
                 self.total = self.total.max(*games);
-                let mut t = Table::new(game.to_string(), names.clone(), None, *cfg);
+                let mut t = Table::new(game.to_string(), names.clone(), Vec::new(), *cfg);
                 t.apply(ev);
                 self.live.insert(*game, t);
             }

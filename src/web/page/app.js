@@ -7,8 +7,12 @@
 const $ = (s) => document.querySelector(s);
 const GAME_KEY = 'c4sim-game';
 const SOLUTION_KEY = 'c4sim-solution';
-// `?pos=4453`: the position to open (columns from 1), until a game is shown.
-let wantPos = new URLSearchParams(location.search).get('pos');
+// `?pos=4453&red=person&yellow=Solver`: the position to open (columns from
+// 1) and who plays each side, until a game is shown.
+const params = new URLSearchParams(location.search);
+let wantPos = params.get('pos');
+let wantSides = params.get('red') && params.get('yellow') ? [params.get('red'), params.get('yellow')] : null;
+let players = [];      // the players the server offers, by name
 let analysing = null;   // the position an analysis is running for
 let analysisNext = null; // the position to ask about when it answers
 let ws = null;
@@ -29,7 +33,7 @@ function connect() {
     analysing = null;
     if (id) send('join', { id });
     else if (wantPos !== null) startAt(wantPos);
-    else setStatus('Choose who starts, then press New game.');
+    else setStatus('Choose who plays, then press New game.');
     if (view() === 'watch') send('watch');
   };
   ws.onmessage = (e) => handle(JSON.parse(e.data));
@@ -46,7 +50,8 @@ function handle(m) {
       if (m.d.title) { $('#title').textContent = 'c4sim: ' + m.d.title; document.title = m.d.title + ' · c4sim'; }
       if (m.d.player) {
         aiName = m.d.player;
-        document.querySelectorAll('.ai-name').forEach((e) => { e.textContent = aiName; });
+        players = m.d.players || [m.d.player];
+        fillSides();
       } else {
         $('#setup').hidden = true;
         setStatus('Nobody to play on this server: see Watch.');
@@ -79,14 +84,14 @@ function handle(m) {
       if (m.d.code === 'no_game') {
         sessionStorage.removeItem(GAME_KEY);
         if (wantPos !== null) { startAt(wantPos); return; }
-        if (!game) setStatus('Choose who starts, then press New game.');
+        if (!game) setStatus('Choose who plays, then press New game.');
       }
       if (m.d.code === 'bad_position') {
         // A bad link: say why and leave the URL as a plain page.
         wantPos = null;
         history.replaceState(null, '', location.pathname + location.hash);
         showError(`That position cannot be opened: ${m.d.message}`);
-        if (!game) setStatus('Choose who starts, then press New game.');
+        if (!game) setStatus('Choose who plays, then press New game.');
         return;
       }
       if (m.d.code === 'busy' && analysing !== null) { analysing = null; askSolution(); }
@@ -101,12 +106,32 @@ function digits(s) { return String(s).replace(/[^0-9]/g, ''); }
 // The game's moves as a move string, columns from 1 (boards up to 9 columns).
 function posOf(g) { return g.moves.map((c) => c + 1).join(''); }
 
-// A new game at `pos`, the person playing the side to move there.
+// A new game at `pos`: the sides the link names, else the person playing
+// the side to move there and the server's player the other.
 function startAt(pos) {
   wantPos = null;
   game = null;
   const first = digits(pos).length % 2 === 0 ? 'you' : 'ai';
-  send('new', { first, pos: digits(pos) });
+  const d = { first, pos: digits(pos) };
+  if (wantSides) d.sides = wantSides;
+  wantSides = null;
+  send('new', d);
+}
+
+// The side menus: a person or any player the server offers (its own by
+// default for Yellow, so New game plays it as before).
+function fillSides() {
+  for (const i of [0, 1]) {
+    const sel = $('#side-' + i);
+    const keep = sel.value;
+    sel.replaceChildren(new Option('Person', 'person'), ...players.map((p) => new Option(p, p)));
+    sel.value = keep !== 'person' && players.includes(keep) ? keep : (i === 1 ? players[0] : 'person');
+  }
+}
+
+// Who plays each side of `g`, for the URL: `person` or the player's name.
+function sidesOf(g) {
+  return [0, 1].map((i) => (g.people.includes(i) ? 'person' : g.names[i]));
 }
 
 function askSolution() {
@@ -248,10 +273,13 @@ function drawGame(g) {
   game = g;
   sessionStorage.setItem(GAME_KEY, g.id);
   // The URL follows the game: a link or a reload shows this position.
-  history.replaceState(null, '', '?pos=' + posOf(g) + location.hash);
-  const ai = 1 - g.you;
-  aiName = g.names[ai];
-  document.querySelectorAll('.ai-name').forEach((e) => { e.textContent = aiName; });
+  const [red, yellow] = sidesOf(g).map(encodeURIComponent);
+  history.replaceState(null, '', `?pos=${posOf(g)}&red=${red}&yellow=${yellow}` + location.hash);
+  // One person: "you" against the other side; two: a hot seat; none: players.
+  const people = g.people || [];
+  const one = people.length === 1;
+  const ai = one ? 1 - g.you : -1;
+  if (one) aiName = g.names[ai];
   // Falls are animated within one game, not when a game is (re)loaded.
   const sameGame = prev && prev.id === g.id;
   const board = $('#board');
@@ -259,16 +287,22 @@ function drawGame(g) {
   board.dataset.moves = g.moves.join(',');
   board.dataset.yourTurn = String(g.your_turn);
   board.dataset.over = String(g.over);
-  board.setAttribute('aria-label', `Board, ${g.rows} rows by ${g.cols} columns; you are ${COLOURS['RY'[g.you]]} (${'RY'[g.you]})`);
-  $('#resign').disabled = g.over;
-  const you = `You are ${COLOURS['RY'[g.you]]} (${'RY'[g.you]}). `;
+  const side = (s) => `${COLOURS['RY'[s]]} (${'RY'[s]})`;
+  board.setAttribute('aria-label', `Board, ${g.rows} rows by ${g.cols} columns` + (one ? `; you are ${side(g.you)}` : ''));
+  $('#resign').disabled = g.over || !one;
+  $('#undo').hidden = people.length !== 2;
+  $('#undo').disabled = people.length !== 2 || g.moves.length === 0;
+  const you = one ? `You are ${side(g.you)}. ` : '';
+  const mover = g.to_move === null ? '' : g.names[g.to_move];
+  const refused = g.refusal ? `Refused: ${g.refusal}. ` : '';
   if (g.over) setStatus(g.result.text + '.');
-  else if (g.your_turn) setStatus(you + (g.refusal ? `Refused: ${g.refusal}. ` : '') + `Your move: click a column or press 1–${Math.min(g.cols, 9)}.`);
-  else setStatus(you + `${aiName} is thinking…`);
+  else if (g.your_turn && one) setStatus(you + refused + `Your move: click a column or press 1–${Math.min(g.cols, 9)}.`);
+  else if (g.your_turn) setStatus(refused + `${g.names[g.to_move]} (${'RY'[g.to_move]}) to move: click a column or press 1–${Math.min(g.cols, 9)}.`);
+  else setStatus(you + `${mover} is thinking…`);
   // The AI's note on its last move.
   let note = '';
   for (let i = g.moves.length - 1; i >= 0; i--) {
-    if (i % 2 === ai) { if (g.notes[i]) note = `${aiName} on its move ${i + 1}: ${g.notes[i]}`; break; }
+    if (!people.includes(i % 2)) { if (g.notes[i]) note = `${g.names[i % 2]} on its move ${i + 1}: ${g.notes[i]}`; break; }
   }
   $('#note').textContent = note;
   const list = $('#moves');
@@ -340,10 +374,10 @@ function showView() {
 
 $('#setup').addEventListener('submit', (e) => {
   e.preventDefault();
-  const first = document.querySelector('input[name="first"]:checked').value;
   game = null;
-  send('new', { first });
+  send('new', { first: 'you', sides: [$('#side-0').value, $('#side-1').value] });
 });
+$('#undo').addEventListener('click', () => { if (game) send('undo', { id: game.id }); });
 $('#resign').addEventListener('click', () => { if (game && !game.over) send('resign', { id: game.id }); });
 $('#show-solution').checked = localStorage.getItem(SOLUTION_KEY) === 'on';
 $('#show-solution').addEventListener('change', (e) => {
