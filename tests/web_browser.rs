@@ -280,6 +280,74 @@ async fn a_hot_seat_game_comes_back_from_its_url_and_takes_a_move_back() {
     b.client.as_ref().unwrap().clone().close().await.unwrap();
 }
 
+/// A replay of a recorded game (perfect play but for one move that throws
+/// the win away, on a 4×5 board where the solver proves every position at
+/// once) marks exactly that move, and steps by buttons and arrow keys.
+#[tokio::test]
+async fn a_replay_marks_exactly_the_move_that_threw_the_win() {
+    if !browser_present() {
+        return;
+    }
+    use c4sim::solver::Solver;
+    let cfg = c4sim::game::BoardConfig::new(4, 5, 3).unwrap();
+    let mut s = Solver::new(cfg, 16).unwrap();
+    // Perfect moves, except at the first position where the side to move
+    // wins and a column exists that does not: it plays that one.
+    let (mut moves, mut thrown) = (Vec::new(), None);
+    loop {
+        let p = s.position(&moves).unwrap();
+        let scores = s.scores(&p, None);
+        let (best, v) = s.best_move(&p, None).unwrap();
+        let bad = scores.iter().position(|x| x.is_some_and(|x| x <= 0));
+        let col = match (thrown, bad) {
+            (None, Some(c)) if v > 0 => {
+                thrown = Some(moves.len());
+                c
+            }
+            _ => best,
+        };
+        if s.is_winning_move(&p, col) || moves.len() + 1 == cfg.cells() {
+            moves.push(col);
+            break;
+        }
+        moves.push(col);
+    }
+    let thrown = thrown.expect("a thrown win in the game");
+    let digits: String = moves.iter().map(|c| (c + 1).to_string()).collect();
+
+    let srv = serve(
+        &[
+            "web",
+            "--bind",
+            "127.0.0.1:0",
+            "--player",
+            "leftmost",
+            "--board",
+            "4x5x3",
+        ],
+        false,
+    );
+    let b = Browser::start().await;
+    b.c()
+        .goto(&format!("http://{}/?replay={digits}&red=A&yellow=B", srv.addr))
+        .await
+        .unwrap();
+    let n = moves.len().to_string();
+    b.wait_attr("#replay-moves", "data-checked", |c| c == n).await;
+    let marked = b.wait_attr("#replay-moves", "data-mistakes", |_| true).await;
+    assert_eq!(marked, thrown.to_string(), "the game {digits}");
+    // Stepping: the last position, then back one by key, then the first.
+    b.click("#rp-last").await;
+    b.wait_attr("#replay-moves", "data-ply", |p| p == n).await;
+    let body = b.c().find(Locator::Css("body")).await.unwrap();
+    body.send_keys("\u{E012}").await.unwrap(); // ArrowLeft
+    b.wait_attr("#replay-moves", "data-ply", |p| p == (moves.len() - 1).to_string())
+        .await;
+    b.click("#rp-first").await;
+    b.wait_attr("#board", "data-moves", |m| m.is_empty()).await;
+    b.client.as_ref().unwrap().clone().close().await.unwrap();
+}
+
 #[tokio::test]
 async fn the_tournament_page_shows_the_standings_change() {
     if !browser_present() {

@@ -134,7 +134,12 @@ pub(crate) fn fingerprint(sc: &Scenario, t: &TournamentSettings, openings: &[Vec
 }
 
 /// Writes the report files of `formats` into `dir`.
-pub fn write_reports(dir: &Path, r: &report::Report, settings: &ReportSettings) -> std::io::Result<()> {
+pub fn write_reports(
+    dir: &Path,
+    r: &report::Report,
+    games: &[GameLine],
+    settings: &ReportSettings,
+) -> std::io::Result<()> {
     for f in &settings.formats {
         match f {
             ReportFormat::Markdown => write_atomic(&dir.join("report.md"), report::markdown(r).as_bytes())?,
@@ -143,7 +148,7 @@ pub fn write_reports(dir: &Path, r: &report::Report, settings: &ReportSettings) 
                 write_atomic(&dir.join("report.json"), &j)?
             }
             ReportFormat::Csv => write_atomic(&dir.join("standings.csv"), report::csv(r).as_bytes())?,
-            ReportFormat::Html => write_atomic(&dir.join("report.html"), report::html(r).as_bytes())?,
+            ReportFormat::Html => write_atomic(&dir.join("report.html"), report::html(r, games).as_bytes())?,
         }
     }
     Ok(())
@@ -387,7 +392,7 @@ fn finish(
     }
     let mut rep = report::build(&sc.name, t.schedule.as_str(), names, &all, total, anchor);
     rep.sprt = sprt.map(|q| q.summary().clone());
-    write_reports(dir, &rep, &rs)
+    write_reports(dir, &rep, &all, &rs)
         .map_err(|e| ModeError::Failed(format!("cannot write the report in {}: {e}", dir.display())))?;
     if json {
         let players: Vec<_> = rep

@@ -455,7 +455,7 @@ fn esc(s: &str) -> String {
 
 /// One self-contained HTML page: the tables and an SVG chart of ratings
 /// with their error bars. No scripts, no external files.
-pub fn html(r: &Report) -> String {
+pub fn html(r: &Report, games: &[GameLine]) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -519,6 +519,7 @@ pub fn html(r: &Report) -> String {
         pct(r.first_mover_score),
         r.first_mover_games
     );
+    games_table(&mut s, games);
     let _ = writeln!(s, "<p><small>Elo: maximum likelihood over all games (Bradley–Terry, draws half), centred on the pool average or the anchor; ± is the 95% interval from the fit's covariance; ≥ marks a lower bound (won every game).</small></p>\n<p><small>{}</small></p>\n</body></html>", esc(MS_PER_MOVE_NOTE));
     s
 }
@@ -572,6 +573,56 @@ fn svg_chart(r: &Report) -> String {
     s
 }
 
+/// Where a report's replay links point: `c4sim web` at its default address.
+pub const REPLAY_PAGE: &str = "http://127.0.0.1:8080/";
+
+/// The games, each linked to its replay on the page (`c4sim web`, which
+/// steps through it and marks the moves that threw a result away); two-seat
+/// games on boards of up to 9 columns, whose moves a link can spell.
+fn games_table(s: &mut String, games: &[GameLine]) {
+    if games.is_empty() {
+        return;
+    }
+    let mut sorted: Vec<&GameLine> = games.iter().collect();
+    sorted.sort_by_key(|g| g.game);
+    let _ = writeln!(
+        s,
+        "<table><caption>Games (replays open on <code>c4sim web</code> at {REPLAY_PAGE})</caption>\n<tr><th>#</th><th>players</th><th>result</th><th>moves</th><th>replay</th></tr>"
+    );
+    for g in sorted {
+        let link = (g.players.len() == 2 && g.moves.iter().all(|&c| c < 9)).then(|| {
+            let digits: String = g.moves.iter().map(|c| char::from(b'1' + *c as u8)).collect();
+            let enc = |n: &str| {
+                n.bytes()
+                    .map(|b| {
+                        if b.is_ascii_alphanumeric() {
+                            (b as char).to_string()
+                        } else {
+                            format!("%{b:02X}")
+                        }
+                    })
+                    .collect::<String>()
+            };
+            format!(
+                "<a href=\"{REPLAY_PAGE}?replay={digits}&amp;red={}&amp;yellow={}\">replay</a>",
+                enc(&g.players[0]),
+                enc(&g.players[1])
+            )
+        });
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{} ({})</td><td>{}</td><td>{}</td></tr>",
+            g.game,
+            esc(&g.players.join(" – ")),
+            esc(g.winner.as_deref().map_or("draw", |w| w)),
+            g.reason.as_str(),
+            g.moves.len(),
+            link.unwrap_or_default()
+        );
+    }
+    let _ = writeln!(s, "</table>");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -620,7 +671,7 @@ mod tests {
         assert_eq!((r.first_mover_games, r.first_mover_score), (6, 2.5 / 6.0));
         let md = markdown(&r);
         assert!(md.contains("| 1 | A |"));
-        let h = html(&r);
+        let h = html(&r, &[]);
         assert!(h.contains("<svg") && h.contains("</html>"));
         let j = json_value(&r);
         for key in ["name", "elo", "elo_error", "games", "wins", "draws", "losses", "score"] {
@@ -660,7 +711,7 @@ mod tests {
         assert!(c_row.ends_with("| — |"), "{c_row}");
         let a_row = md.lines().find(|l| l.contains("| A |")).unwrap();
         assert!(a_row.ends_with("| 8.6 |"), "{a_row}");
-        assert!(html(&r).contains("<th>LOS next</th><th>ms/move</th>"));
+        assert!(html(&r, &[]).contains("<th>LOS next</th><th>ms/move</th>"));
         let j = json_value(&r);
         for p in j["standings"].as_array().unwrap() {
             assert!(p.get("ms_per_move").is_some(), "{p}");
@@ -670,5 +721,16 @@ mod tests {
         let b_line = csv.lines().find(|l| l.contains(",B,")).unwrap();
         assert!(b_line.ends_with(",5.3"), "{b_line}");
         assert!(csv.lines().find(|l| l.contains(",C,")).unwrap().ends_with(','));
+    }
+
+    /// Each game links to its replay on the page: its moves (columns from
+    /// 1) and both names, escaped for a URL.
+    #[test]
+    fn games_link_to_their_replays() {
+        let mut game = g(4, "Mini Max", "B", Some("B"), EndReason::Win);
+        game.moves = vec![3, 3, 0, 6];
+        let r = build("t", "round-robin", &["Mini Max".into(), "B".into()], &[game.clone()], 1, None);
+        let h = html(&r, &[game]);
+        assert!(h.contains("http://127.0.0.1:8080/?replay=4417&amp;red=Mini%20Max&amp;yellow=B"), "{h}");
     }
 }

@@ -200,7 +200,7 @@ pub fn report_command(sc: &Scenario, json: bool) -> Result<(), ModeError> {
     }
     let mut rep = report::build(&sc.name, t.schedule.as_str(), &names, &games, total, anchor);
     rep.sprt = sprt.map(|q| q.summary().clone());
-    super::write_reports(&dir, &rep, &rs)
+    super::write_reports(&dir, &rep, &games, &rs)
         .map_err(|e| ModeError::Failed(format!("cannot write the report in {}: {e}", dir.display())))?;
     let read: Vec<String> = paths
         .iter()

@@ -13,6 +13,13 @@ const params = new URLSearchParams(location.search);
 let wantPos = params.get('pos');
 let wantSides = params.get('red') && params.get('yellow') ? [params.get('red'), params.get('yellow')] : null;
 let players = [];      // the players the server offers, by name
+// `?replay=4453&red=A&yellow=B`: a recorded game to step through, each move
+// checked against the solver (`analyze`, one position at a time).
+const replay = params.get('replay') === null ? null : {
+  moves: digits(params.get('replay')).split('').filter((d) => d).map((d) => Number(d) - 1),
+  names: [params.get('red') || 'Red', params.get('yellow') || 'Yellow'],
+  at: 0, rows: 6, cols: 7, checked: [],
+};
 let analysing = null;   // the position an analysis is running for
 let analysisNext = null; // the position to ask about when it answers
 let ws = null;
@@ -31,6 +38,7 @@ function connect() {
     backoff = 300;
     const id = sessionStorage.getItem(GAME_KEY);
     analysing = null;
+    if (replay) { replay.asked = null; checkNext(); return; }
     if (id) send('join', { id });
     else if (wantPos !== null) startAt(wantPos);
     else setStatus('Choose who plays, then press New game.');
@@ -56,8 +64,9 @@ function handle(m) {
         $('#setup').hidden = true;
         setStatus('Nobody to play on this server: see Watch.');
       }
+      if (replay && m.d.rows) { replay.rows = m.d.rows; replay.cols = m.d.cols; drawReplay(); }
       // An empty board of the right size until a game starts.
-      if (!game && m.d.rows) {
+      if (!game && !replay && m.d.rows) {
         drawBoard($('#board'), {
           rows: m.d.rows, cols: m.d.cols, cells: Array(m.d.rows).fill('.'.repeat(m.d.cols)),
           line: [], last: null, your_turn: false, legal: [],
@@ -73,7 +82,7 @@ function handle(m) {
       drawGame(m.d);
       break;
     case 'analysis':
-      drawSolution(m.d);
+      if (replay) checked(m.d); else drawSolution(m.d);
       break;
     case 'watch':
       if (m.v < watchV) return;
@@ -95,6 +104,7 @@ function handle(m) {
         return;
       }
       if (m.d.code === 'busy' && analysing !== null) { analysing = null; askSolution(); }
+      if (replay && replay.asked !== null) { replay.asked = null; setTimeout(checkNext, 500); }
       showError(m.d.message);
       break;
   }
@@ -169,6 +179,76 @@ function drawSolution(d) {
   $('#solution-note').textContent = d.proven
     ? 'Exact scores for the side to move (+ win, = draw, − loss), from the perfect solver.'
     : `Not every column was proven within ${d.nodes} nodes: the known ones are shown.`;
+}
+
+// --- replays ----------------------------------------------------------------
+
+// The position after the first `n` moves of the replay, as the page draws it.
+function positionAfter(n) {
+  const { rows, cols, moves } = replay;
+  const grid = Array.from({ length: rows }, () => Array(cols).fill('.'));
+  const heights = Array(cols).fill(0);
+  let last = null;
+  moves.slice(0, n).forEach((c, i) => {
+    const top = rows - 1 - heights[c]++;
+    grid[top][c] = 'RY'[i % 2];
+    last = [top, c];
+  });
+  return { rows, cols, cells: grid.map((r) => r.join('')), line: [], last, your_turn: false, legal: [] };
+}
+
+function drawReplay() {
+  const r = replay;
+  drawBoard($('#board'), positionAfter(r.at), playColumn, false);
+  $('#board').dataset.moves = r.moves.slice(0, r.at).join(',');
+  const list = $('#replay-moves');
+  list.replaceChildren(...r.moves.map((c, i) => {
+    const li = document.createElement('li');
+    li.textContent = `${r.names[i % 2]}: column ${c + 1}` + (r.checked[i] ? r.checked[i].text : '');
+    li.classList.toggle('current', i === r.at - 1);
+    li.classList.toggle('mistake', !!(r.checked[i] && r.checked[i].mistake));
+    li.dataset.ply = i;
+    li.addEventListener('click', () => { r.at = i + 1; drawReplay(); });
+    return li;
+  }));
+  list.dataset.ply = r.at;
+  list.dataset.checked = r.checked.filter((x) => x).length;
+  list.dataset.mistakes = r.moves.map((_, i) => i).filter((i) => r.checked[i] && r.checked[i].mistake).join(',');
+  const done = r.checked.filter((x) => x).length;
+  setStatus(`Replay: ${r.names[0]} (red) against ${r.names[1]} (yellow), move ${r.at} of ${r.moves.length}` +
+    (done < r.moves.length ? `; checking moves against the solver (${done} of ${r.moves.length})…` : '; every move checked.'));
+}
+
+// Asks the solver about the next position not yet checked.
+function checkNext() {
+  const i = replay.checked.length;
+  if (i >= replay.moves.length || replay.asked !== null && replay.asked !== undefined) return;
+  replay.asked = i;
+  send('analyze', { pos: replay.moves.slice(0, i).map((c) => c + 1).join('') });
+}
+
+// A move changed the verdict when its column scores worse in kind (win,
+// draw, loss) than the best column known: a win thrown to a draw or a
+// loss, a draw thrown to a loss. A column not proven is not judged.
+function checked(d) {
+  const r = replay;
+  const i = r.asked;
+  r.asked = null;
+  if (i === null || i === undefined || d.pos !== r.moves.slice(0, i).map((c) => c + 1).join('')) return;
+  const m = r.moves[i];
+  const sign = (s) => Math.sign(s);
+  const known = d.scores.filter((s) => s !== null);
+  const best = known.length ? Math.max(...known) : null;
+  const kind = (s) => (s > 0 ? 'a win' : s < 0 ? 'a loss' : 'a draw');
+  let entry = { mistake: false, text: '' };
+  if (d.scores[m] === null || best === null) {
+    entry.text = ' (not proven)';
+  } else if (sign(d.scores[m]) < sign(best)) {
+    entry = { mistake: true, text: ` — threw ${kind(best)} (${d.words[d.scores.indexOf(best)]}) to ${kind(d.scores[m])} (${d.words[m]})` };
+  }
+  r.checked[i] = entry;
+  drawReplay();
+  checkNext();
 }
 
 function setStatus(text) { $('#status').textContent = text; }
@@ -291,6 +371,7 @@ function drawGame(g) {
   board.setAttribute('aria-label', `Board, ${g.rows} rows by ${g.cols} columns` + (one ? `; you are ${side(g.you)}` : ''));
   $('#resign').disabled = g.over || !one;
   $('#undo').hidden = people.length !== 2;
+  $('#review').hidden = !g.over;
   $('#undo').disabled = people.length !== 2 || g.moves.length === 0;
   const you = one ? `You are ${side(g.you)}. ` : '';
   const mover = g.to_move === null ? '' : g.names[g.to_move];
@@ -378,6 +459,24 @@ $('#setup').addEventListener('submit', (e) => {
   send('new', { first: 'you', sides: [$('#side-0').value, $('#side-1').value] });
 });
 $('#undo').addEventListener('click', () => { if (game) send('undo', { id: game.id }); });
+$('#review').addEventListener('click', () => {
+  if (!game) return;
+  const [red, yellow] = game.names.map(encodeURIComponent);
+  sessionStorage.removeItem(GAME_KEY);
+  location.href = `/?replay=${posOf(game)}&red=${red}&yellow=${yellow}`;
+});
+const step = (to) => { if (replay) { replay.at = Math.max(0, Math.min(replay.moves.length, to)); drawReplay(); } };
+$('#rp-first').addEventListener('click', () => step(0));
+$('#rp-prev').addEventListener('click', () => step(replay.at - 1));
+$('#rp-next').addEventListener('click', () => step(replay.at + 1));
+$('#rp-last').addEventListener('click', () => step(replay.moves.length));
+if (replay) {
+  $('#setup').hidden = true;
+  $('#replay-bar').hidden = false;
+  $('#replay-moves').hidden = false;
+  $('#moves-box').hidden = true;
+  drawReplay();
+}
 $('#resign').addEventListener('click', () => { if (game && !game.over) send('resign', { id: game.id }); });
 $('#show-solution').checked = localStorage.getItem(SOLUTION_KEY) === 'on';
 $('#show-solution').addEventListener('change', (e) => {
@@ -387,6 +486,11 @@ $('#show-solution').addEventListener('change', (e) => {
 document.addEventListener('keydown', (e) => {
   if (view() !== 'play' || e.ctrlKey || e.metaKey || e.altKey) return;
   if (e.target && e.target.tagName === 'INPUT' && e.target.type === 'text') return;
+  if (replay) {
+    const to = { ArrowLeft: replay.at - 1, ArrowRight: replay.at + 1, Home: 0, End: replay.moves.length }[e.key];
+    if (to !== undefined) { e.preventDefault(); step(to); }
+    return;
+  }
   if (/^[1-9]$/.test(e.key)) playColumn(Number(e.key) - 1);
 });
 window.addEventListener('hashchange', showView);
