@@ -5,7 +5,8 @@
 //! tournament's standings change while `c4sim run --web` plays it.
 //!
 //! `cargo test --test web_browser -- --ignored screenshot` also writes
-//! docs/web/game.png: a game in progress against the shipped AlphaZero.
+//! docs/web/game.png (a game in progress against the shipped AlphaZero) and
+//! docs/web/analysis.png (a position opened by URL, its solution shown).
 
 mod common;
 
@@ -415,4 +416,12 @@ async fn screenshot() {
     let out = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/web/game.png");
     std::fs::create_dir_all(std::path::Path::new(out).parent().unwrap()).unwrap();
     std::fs::write(out, png).unwrap();
+    // The analysis board: a published position by URL, the solution shown.
+    let pos = "1562527227511";
+    b.c().goto(&format!("http://{}/?pos={pos}", srv.addr)).await.unwrap();
+    b.wait_attr("#board", "data-your-turn", |v| v == "true").await;
+    b.click("#show-solution").await;
+    b.wait_attr("#solution", "data-pos", |p| p == pos).await;
+    let png = b.c().screenshot().await.unwrap();
+    std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/web/analysis.png"), png).unwrap();
 }

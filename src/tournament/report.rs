@@ -729,8 +729,18 @@ mod tests {
     fn games_link_to_their_replays() {
         let mut game = g(4, "Mini Max", "B", Some("B"), EndReason::Win);
         game.moves = vec![3, 3, 0, 6];
-        let r = build("t", "round-robin", &["Mini Max".into(), "B".into()], &[game.clone()], 1, None);
+        let r = build(
+            "t",
+            "round-robin",
+            &["Mini Max".into(), "B".into()],
+            &[game.clone()],
+            1,
+            None,
+        );
         let h = html(&r, &[game]);
-        assert!(h.contains("http://127.0.0.1:8080/?replay=4417&amp;red=Mini%20Max&amp;yellow=B"), "{h}");
+        assert!(
+            h.contains("http://127.0.0.1:8080/?replay=4417&amp;red=Mini%20Max&amp;yellow=B"),
+            "{h}"
+        );
     }
 }
