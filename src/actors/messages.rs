@@ -69,6 +69,32 @@ pub struct PlayGame {
     pub sinks: Vec<Recipient<GameEvent>>,
 }
 
+impl PlayGame {
+    /// A game that stands alone (a page's game, a lobby match): game `number`
+    /// of `number`, with the default piece letters.
+    pub fn alone(
+        number: u64,
+        cfg: BoardConfig,
+        seats: Vec<Seat>,
+        opening: Vec<usize>,
+        max_invalid: u32,
+        seed: u64,
+        sinks: Vec<Recipient<GameEvent>>,
+    ) -> PlayGame {
+        PlayGame {
+            game: number,
+            games: number,
+            cfg,
+            seats,
+            letters: crate::game::DEFAULT_LETTERS.to_vec(),
+            opening,
+            max_invalid,
+            seed,
+            sinks,
+        }
+    }
+}
+
 /// One seat of a game.
 #[derive(Clone)]
 pub struct Seat {

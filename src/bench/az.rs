@@ -326,20 +326,12 @@ struct TrainWork<'a> {
 /// Training steps per second through candle (its conv2d when `native`,
 /// else unfold + matmul), median of `rounds`, and the first step's loss.
 fn candle_rate(w: &TrainWork, native: bool) -> candle_core::Result<(f64, f32)> {
-    let TrainWork {
-        shape,
-        x,
-        p,
-        z,
-        steps,
-        rounds,
-    } = *w;
-    let mut net = Net::new(shape, 1, &Device::Cpu)?;
+    let mut net = Net::new(w.shape, 1, &Device::Cpu)?;
     net.native_conv = native;
-    let first = net.loss(x, p, z)?.0.to_scalar::<f32>()?;
+    let first = net.loss(w.x, w.p, w.z)?.0.to_scalar::<f32>()?;
     let mut opt = crate::az::network::AdamW::new(&net, 1e-3, 1e-4)?;
-    let rate = steps_per_second(steps, rounds, || {
-        let (l, _, _) = net.loss(x, p, z)?;
+    let rate = steps_per_second(w.steps, w.rounds, || {
+        let (l, _, _) = net.loss(w.x, w.p, w.z)?;
         opt.step(&net, &l)
     })?;
     Ok((rate, first))
@@ -361,22 +353,14 @@ fn steps_per_second<E>(steps: usize, rounds: usize, mut step: impl FnMut() -> Re
 /// The same through the hand-written CPU backward (what training uses on a
 /// CPU) on `threads` threads.
 fn host_rate(w: &TrainWork, threads: usize) -> candle_core::Result<(f64, f32)> {
-    let TrainWork {
-        shape,
-        x,
-        p,
-        z,
-        steps,
-        rounds,
-    } = *w;
-    let net = Net::new(shape, 1, &Device::Cpu)?;
+    let net = Net::new(w.shape, 1, &Device::Cpu)?;
     let mut host = crate::az::hosttrain::HostTrainer::from_net(&net, &Default::default(), 0, 1e-3, 1e-4, threads)?;
-    let xs = x.flatten_all()?.to_vec1::<f32>()?;
-    let ps = p.flatten_all()?.to_vec1::<f32>()?;
-    let zs = z.to_vec1::<f32>()?;
+    let xs = w.x.flatten_all()?.to_vec1::<f32>()?;
+    let ps = w.p.flatten_all()?.to_vec1::<f32>()?;
+    let zs = w.z.to_vec1::<f32>()?;
     let batch = zs.len();
     let first = host.gradients(&xs, &ps, &zs, batch).0;
-    let rate = steps_per_second(steps, rounds, || {
+    let rate = steps_per_second(w.steps, w.rounds, || {
         host.step(&xs, &ps, &zs, batch);
         Ok::<(), candle_core::Error>(())
     })?;

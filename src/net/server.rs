@@ -15,7 +15,7 @@ use super::seat::NetSeat;
 use crate::actors::messages::{GameEvent, PlayGame, PlayerHandle, Reply, Seat};
 use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::referee::referee_game;
-use crate::game::{Answer, DEFAULT_LETTERS};
+use crate::game::Answer;
 use crate::record::GameRecord;
 use crate::scenario::net::{GameKind, ServerSettings};
 use crate::util::seed;
@@ -182,19 +182,11 @@ impl Hub {
                 }
             })
             .collect();
-        let msg = PlayGame {
-            game: number,
-            games: number,
-            cfg,
-            seats,
-            letters: DEFAULT_LETTERS.to_vec(),
-            opening: Vec::new(),
-            max_invalid: self.cfg.max_invalid,
-            seed: seed::derive(self.cfg.seed, number, seed::LOBBY_MATCH),
-            sinks: std::iter::once(hub.clone().recipient())
-                .chain(self.watch.iter().cloned())
-                .collect(),
-        };
+        let sinks = std::iter::once(hub.clone().recipient())
+            .chain(self.watch.iter().cloned())
+            .collect();
+        let seed = seed::derive(self.cfg.seed, number, seed::LOBBY_MATCH);
+        let msg = PlayGame::alone(number, cfg, seats, Vec::new(), self.cfg.max_invalid, seed, sinks);
         actix::spawn(async move {
             let record = referee_game(msg).await;
             hub.do_send(MatchOver { match_id, record });

@@ -221,24 +221,7 @@ impl Book {
 
     /// Reads [`Book::to_bytes`]' output for whatever board it names.
     pub fn parse(bytes: &[u8]) -> Result<Book, String> {
-        let nl = bytes
-            .iter()
-            .position(|&b| b == b'\n')
-            .ok_or("not a solver book: no header line")?;
-        let header = std::str::from_utf8(&bytes[..nl]).map_err(|_| "not a solver book: header is not text")?;
-        let rest = header
-            .strip_prefix(MAGIC)
-            .ok_or_else(|| format!("not a solver book (version 1): {header:?}"))?;
-        let nums: Vec<u64> = rest
-            .split_whitespace()
-            .map(|t| t.parse::<u64>().map_err(|_| format!("bad header field {t:?}")))
-            .collect::<Result<_, _>>()?;
-        let [r, c, w, depth, count] = nums[..] else {
-            return Err(format!("the header needs 5 numbers, got {header:?}"));
-        };
-        if r == 0 || c == 0 || w == 0 || r > 64 || c > 64 || w > 64 {
-            return Err(format!("the header names no board: {header:?}"));
-        }
+        let ([r, c, w, depth, count], body) = read_header(bytes, MAGIC, "solver book")?;
         let mut book = Book {
             shape: (r as u8, c as u8, w as u8),
             walk: depth as u32,
@@ -246,7 +229,6 @@ impl Book {
             openings: 0,
             entries: BTreeMap::new(),
         };
-        let body = &bytes[nl + 1..];
         if body.len() as u64 != count * 10 {
             return Err(format!(
                 "the book should hold {count} entries ({} bytes), it has {} bytes",
@@ -263,6 +245,31 @@ impl Book {
         }
         Ok(book)
     }
+}
+
+/// A book file's header line, `MAGIC R C W DEPTH COUNT` (a board of 1 to
+/// 64 on each count): its five numbers and the bytes after it; `what` names
+/// the kind of file in errors.
+pub(super) fn read_header<'a>(bytes: &'a [u8], magic: &str, what: &str) -> Result<([u64; 5], &'a [u8]), String> {
+    let nl = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .ok_or_else(|| format!("not a {what}: no header line"))?;
+    let header = std::str::from_utf8(&bytes[..nl]).map_err(|_| format!("not a {what}: header is not text"))?;
+    let rest = header
+        .strip_prefix(magic)
+        .ok_or_else(|| format!("not a {what} ({magic}): {header:?}"))?;
+    let nums: Vec<u64> = rest
+        .split_whitespace()
+        .map(|t| t.parse::<u64>().map_err(|_| format!("bad header field {t:?}")))
+        .collect::<Result<_, _>>()?;
+    let nums: [u64; 5] = nums
+        .try_into()
+        .map_err(|_| format!("the header needs 5 numbers, got {header:?}"))?;
+    if nums[..3].iter().any(|&n| n == 0 || n > 64) {
+        return Err(format!("the header names no board: {header:?}"));
+    }
+    Ok((nums, &bytes[nl + 1..]))
 }
 
 #[cfg(test)]

@@ -135,23 +135,7 @@ impl ScoreBook {
 
     /// Reads a score book's bytes, checking its header and its length.
     pub fn parse(bytes: &[u8]) -> Result<ScoreBook, String> {
-        let nl = bytes
-            .iter()
-            .position(|&b| b == b'\n')
-            .ok_or("not a c4sim score book (no header line)")?;
-        let head = std::str::from_utf8(&bytes[..nl]).map_err(|_| "not a c4sim score book")?;
-        let rest = head
-            .strip_prefix(MAGIC)
-            .ok_or_else(|| format!("not a c4sim score book (header `{head}`)"))?;
-        let nums: Vec<u64> = rest
-            .split_whitespace()
-            .map(|t| t.parse::<u64>())
-            .collect::<Result<_, _>>()
-            .map_err(|_| format!("a bad header `{head}`"))?;
-        let [r, c, w, plies, count] = nums[..] else {
-            return Err(format!("a bad header `{head}`"));
-        };
-        let body = &bytes[nl + 1..];
+        let ([r, c, w, plies, count], body) = super::book::read_header(bytes, MAGIC, "c4sim score book")?;
         if body.len() as u64 != count.saturating_mul(9) {
             return Err(format!("{count} entries announced, {} bytes follow", body.len()));
         }

@@ -10,9 +10,10 @@ use super::view::Table;
 use crate::actors::messages::{
     Abandon, GameEnded, GameEvent, NewGame, PlayGame, PlayerHandle, Reply, Seat, Shutdown, YourTurn,
 };
+use crate::actors::player::PlayerActor;
 use crate::actors::referee::referee_game;
 use crate::actors::runner::{start_player, Output};
-use crate::game::{Answer, BoardConfig, DEFAULT_LETTERS};
+use crate::game::{Answer, BoardConfig};
 use crate::players::PlayerSpec;
 use crate::scenario::{RenderStyle, DEFAULT_MOVE_TIME};
 use crate::util::seed;
@@ -36,6 +37,9 @@ const MAX_INVALID: u32 = 1000;
 pub const PERSON: &str = "person";
 /// A person's name at a hot seat, by seat.
 const COLOUR_NAMES: [&str; 2] = ["Red", "Yellow"];
+
+/// A new game's seats, and the player actors started for them.
+type Seated = (Vec<Seat>, Vec<Addr<PlayerActor>>);
 
 /// Who plays one side of a game on the page.
 enum Side {
@@ -308,6 +312,55 @@ impl PlayHub {
         }
     }
 
+    /// The seats of `sides`: the people's are this hub (named "You", or by
+    /// colour at a hot seat), each player's its own actor, started now.
+    /// `seed` is the first player's; a second one's is derived from it.
+    fn seats(
+        &self,
+        sides: Vec<Side>,
+        people: usize,
+        seed: u64,
+        default_time: Duration,
+        ctx: &mut Context<Self>,
+    ) -> Result<Seated, (ErrorCode, String)> {
+        let out = Output {
+            json: true,
+            style: RenderStyle::None,
+        };
+        let mut bots = Vec::new();
+        let mut seats = Vec::new();
+        for (i, side) in sides.into_iter().enumerate() {
+            seats.push(match side {
+                Side::Person => Seat {
+                    name: if people == 1 {
+                        "You".to_string()
+                    } else {
+                        COLOUR_NAMES[i].to_string()
+                    },
+                    player: PlayerHandle::of(&ctx.address()),
+                    move_time: None,
+                },
+                Side::Player(spec) => {
+                    let s = if bots.is_empty() {
+                        seed
+                    } else {
+                        seed::derive(seed, 1, seed::WEB_AI_2)
+                    };
+                    let ai = start_player(&spec, s, out, 2)
+                        .map_err(|e| (ErrorCode::Busy, format!("cannot start {}: {e}", spec.name)))?;
+                    let seat = Seat {
+                        name: spec.name.clone(),
+                        player: PlayerHandle::of(&ai),
+                        move_time: Some(spec.move_time.unwrap_or(default_time)),
+                    };
+                    bots.push(ai);
+                    seat
+                }
+            });
+        }
+        Ok((seats, bots))
+    }
+
     /// Starts a game of `sides` from `opening` for `pages`.
     fn start_game(
         &mut self,
@@ -332,53 +385,27 @@ impl PlayHub {
         self.evict();
         let number = self.next;
         self.next += 1;
-        let out = Output {
-            json: true,
-            style: RenderStyle::None,
-        };
         let people: Vec<usize> = (0..2).filter(|&i| matches!(sides[i], Side::Person)).collect();
-        let mut bots = Vec::new();
-        let mut seats = Vec::new();
-        for (i, side) in sides.into_iter().enumerate() {
-            seats.push(match side {
-                Side::Person => Seat {
-                    name: match people.len() {
-                        1 => "You".to_string(),
-                        _ => COLOUR_NAMES[i].to_string(),
-                    },
-                    player: PlayerHandle::of(&ctx.address()),
-                    move_time: None,
-                },
-                Side::Player(spec) => {
-                    // The first player's seed stream is the one a game against the
-                    // server's player always used; a second player gets its own.
-                    let stream = if bots.is_empty() { seed::WEB_AI } else { seed::WEB_AI_2 };
-                    let ai = start_player(&spec, seed::derive(base, number, stream), out, 2)
-                        .map_err(|e| (ErrorCode::Busy, format!("cannot start {}: {e}", spec.name)))?;
-                    let seat = Seat {
-                        name: spec.name.clone(),
-                        player: PlayerHandle::of(&ai),
-                        move_time: Some(spec.move_time.unwrap_or(default_time)),
-                    };
-                    bots.push(ai);
-                    seat
-                }
-            });
-        }
+        let (seats, bots) = self.seats(
+            sides,
+            people.len(),
+            seed::derive(base, number, seed::WEB_AI),
+            default_time,
+            ctx,
+        )?;
         let names: Vec<String> = seats.iter().map(|s| s.name.clone()).collect();
         let id = format!("{:016x}", rand::random::<u64>());
         let from_start = opening.is_empty();
-        let msg = PlayGame {
-            game: number,
-            games: number,
+        let seed = seed::derive(base, number, seed::WEB_GAME);
+        let msg = PlayGame::alone(
+            number,
             cfg,
             seats,
-            letters: DEFAULT_LETTERS.to_vec(),
             opening,
-            max_invalid: MAX_INVALID,
-            seed: seed::derive(base, number, seed::WEB_GAME),
-            sinks: vec![ctx.address().recipient()],
-        };
+            MAX_INVALID,
+            seed,
+            vec![ctx.address().recipient()],
+        );
         let table = Table::new(id.clone(), names, people, cfg);
         self.games.insert(
             id.clone(),
