@@ -169,8 +169,9 @@ impl SolverBot {
         book.column_scores(solver, pos)
     }
 
-    /// Every column's score: from the score book, else solved within `budget`.
-    fn column_scores(&mut self, v: &TurnView, budget: Option<u64>) -> Result<Vec<Option<i32>>, String> {
+    /// Every column's score in `v`'s position (`None` for a full column or
+    /// one not proven): from the score book, else solved within `budget`.
+    pub fn column_scores(&mut self, v: &TurnView, budget: Option<u64>) -> Result<Vec<Option<i32>>, String> {
         let pos = self.solver_for(v.board.config())?.position(&v.moves)?;
         if let Some(scores) = self.book_scores(&pos) {
             return Ok(scores);

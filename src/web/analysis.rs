@@ -38,7 +38,6 @@ pub fn analysis_spec() -> SolverSpec {
         .unwrap_or_default();
     SolverSpec {
         nodes: Some(ANALYSIS_NODES),
-        level: crate::players::solver::LEVELS[0].to_string(),
         ..profile
     }
 }
@@ -63,10 +62,9 @@ pub fn analyze(spec: &SolverSpec, cfg: BoardConfig, pos: &str) -> Result<Value, 
     let mut bot = SolverBot::from_spec(spec).map_err(Refused::Board)?;
     bot.fits(cfg).map_err(Refused::Board)?;
     let view = TurnView::of(&game, 0, moves.len() % 2, &DEFAULT_LETTERS, None);
-    let (_, scores) = bot.analyze(&view);
-    let scores: Vec<Option<i32>> = scores
-        .and_then(|v| serde_json::from_value(v).ok())
-        .ok_or_else(|| Refused::Board("the solver gave no scores".into()))?;
+    // The scores alone: no move is chosen, so an unproven position costs
+    // one budget, not a second search for a fallback move.
+    let scores = bot.column_scores(&view, spec.nodes).map_err(Refused::Board)?;
     let words: Vec<Option<String>> = scores
         .iter()
         .map(|s| s.map(|s| describe_score(cfg.cells(), moves.len(), s)))
