@@ -216,14 +216,18 @@ impl SolverBot {
 
 /// Reads a book file, saying which file when it cannot.
 pub fn read_book(path: &std::path::Path) -> Result<Book, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("book {}: {e}", path.display()))?;
-    Book::parse(&bytes).map_err(|e| format!("book {}: {e}", path.display()))
+    read_file("book", path, Book::parse)
 }
 
 /// Reads a score book file, saying which file when it cannot.
 pub fn read_scores(path: &std::path::Path) -> Result<ScoreBook, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("score book {}: {e}", path.display()))?;
-    ScoreBook::parse(&bytes).map_err(|e| format!("score book {}: {e}", path.display()))
+    read_file("score book", path, ScoreBook::parse)
+}
+
+/// Reads and parses a file, every error prefixed with `what` and its path.
+fn read_file<T>(what: &str, path: &std::path::Path, parse: fn(&[u8]) -> Result<T, String>) -> Result<T, String> {
+    let at = |e: String| format!("{what} {}: {e}", path.display());
+    parse(&std::fs::read(path).map_err(|e| at(e.to_string()))?).map_err(at)
 }
 
 /// The best column of `scores` and its score, ties to the centre-most
