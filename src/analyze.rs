@@ -1,8 +1,8 @@
 //! `c4sim analyze`: asks one player for its move on positions read from
 //! standard input and prints what it knows, one JSON object a line.
 
-use crate::game::openings::parse_move_string;
-use crate::game::{Answer, BoardConfig, Game, DEFAULT_LETTERS};
+use crate::game::openings::game_after;
+use crate::game::{Answer, BoardConfig, DEFAULT_LETTERS};
 use crate::players::kinds::{RunsAs, KINDS};
 use crate::players::{build_strategy, PlayerSpec, Strategy, TurnView};
 use serde_json::json;
@@ -23,11 +23,7 @@ pub fn analyzer(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>, Strin
 /// One position (a move string, columns from 1) → one JSON object.
 pub fn analyze_line(strategy: &mut dyn Strategy, cfg: BoardConfig, line: &str) -> serde_json::Value {
     let position = line.trim();
-    let moves = match parse_move_string(position, cfg.cols) {
-        Ok(m) => m,
-        Err(e) => return json!({"position": position, "error": e}),
-    };
-    let game = match Game::with_opening(cfg, 2, 1, &moves) {
+    let (moves, game) = match game_after(position, cfg) {
         Ok(g) => g,
         Err(e) => return json!({"position": position, "error": e}),
     };

@@ -76,6 +76,15 @@ pub fn shuffled_openings(cfg: BoardConfig, plies: usize, seed: u64) -> Vec<Vec<u
     v
 }
 
+/// The two-player game after the move string `s` (columns from 1) on
+/// `cfg`, with its moves (columns from 0): refused when a column is out of
+/// range or full, or when the moves already end the game.
+pub fn game_after(s: &str, cfg: BoardConfig) -> Result<(Vec<usize>, Game), String> {
+    let moves = parse_move_string(s, cfg.cols)?;
+    let game = Game::with_opening(cfg, 2, 1, &moves)?;
+    Ok((moves, game))
+}
+
 /// Reads an opening file: one move string a line; blank lines and lines
 /// starting with `#` are skipped. Each opening is checked against the board.
 pub fn parse_opening_file(text: &str, cfg: BoardConfig) -> Result<Vec<Vec<usize>>, String> {
@@ -85,8 +94,7 @@ pub fn parse_opening_file(text: &str, cfg: BoardConfig) -> Result<Vec<Vec<usize>
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let moves = parse_move_string(line, cfg.cols).map_err(|e| format!("line {}: {e}", n + 1))?;
-        Game::with_opening(cfg, 2, 1, &moves).map_err(|e| format!("line {}: {e}", n + 1))?;
+        let (moves, _) = game_after(line, cfg).map_err(|e| format!("line {}: {e}", n + 1))?;
         out.push(moves);
     }
     Ok(out)

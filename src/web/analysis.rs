@@ -3,8 +3,8 @@
 //! message. A position not proven within the budget says which columns are
 //! known and that the rest are not, instead of guessing.
 
-use crate::game::openings::parse_move_string;
-use crate::game::{BoardConfig, Game, DEFAULT_LETTERS};
+use crate::game::openings::game_after;
+use crate::game::{BoardConfig, DEFAULT_LETTERS};
 use crate::players::solver::{SolverBot, SolverSpec};
 use crate::players::{KindSpec, Strategy, TurnView};
 use crate::solver::describe_score;
@@ -57,8 +57,7 @@ pub enum Refused {
 /// (every open column known) and the budget. Runs the search: call it off
 /// the actor's thread.
 pub fn analyze(spec: &SolverSpec, cfg: BoardConfig, pos: &str) -> Result<Value, Refused> {
-    let moves = parse_move_string(pos, cfg.cols).map_err(Refused::Position)?;
-    let game = Game::with_opening(cfg, 2, 1, &moves).map_err(Refused::Position)?;
+    let (moves, game) = game_after(pos, cfg).map_err(Refused::Position)?;
     let mut bot = SolverBot::from_spec(spec).map_err(Refused::Board)?;
     bot.fits(cfg).map_err(Refused::Board)?;
     let view = TurnView::of(&game, 0, moves.len() % 2, &DEFAULT_LETTERS, None);
@@ -109,7 +108,7 @@ mod tests {
         let a = analyze(&small(), cfg, pos).unwrap();
         assert_eq!(a["proven"], true);
         let mut s = crate::solver::Solver::new(cfg, 20).unwrap();
-        let p = s.position(&parse_move_string(pos, 7).unwrap()).unwrap();
+        let p = s.position(&game_after(pos, cfg).unwrap().0).unwrap();
         assert_eq!(a["scores"], json!(s.scores(&p, None)));
     }
 

@@ -529,9 +529,7 @@ impl Handler<Analyzed> for PlayHub {
 /// The opening moves of `pos` (a move string, columns from 1) on `cfg`, or
 /// why it is not a position a game can start from.
 fn opening_of(pos: &str, cfg: BoardConfig) -> Result<Vec<usize>, String> {
-    let moves = crate::game::openings::parse_move_string(pos, cfg.cols)?;
-    crate::game::Game::with_opening(cfg, 2, MAX_INVALID, &moves)?;
-    Ok(moves)
+    crate::game::openings::game_after(pos, cfg).map(|(moves, _)| moves)
 }
 
 impl Handler<Connect> for PlayHub {
