@@ -18,7 +18,7 @@ let players = [];      // the players the server offers, by name
 const replay = params.get('replay') === null ? null : {
   moves: digits(params.get('replay')).split('').filter((d) => d).map((d) => Number(d) - 1),
   names: [params.get('red') || 'Red', params.get('yellow') || 'Yellow'],
-  at: 0, rows: 6, cols: 7, checked: [],
+  at: 0, rows: 6, cols: 7, checked: [], asked: null, // the ply whose position is being analysed
 };
 let analysing = null;   // the position an analysis is running for
 let analysisNext = null; // the position to ask about when it answers
@@ -114,7 +114,8 @@ function handle(m) {
 
 function digits(s) { return String(s).replace(/[^0-9]/g, ''); }
 // The game's moves as a move string, columns from 1 (boards up to 9 columns).
-function posOf(g) { return g.moves.map((c) => c + 1).join(''); }
+function movesPos(moves) { return moves.map((c) => c + 1).join(''); }
+function posOf(g) { return movesPos(g.moves); }
 
 // A new game at `pos`: the sides the link names, else the person playing
 // the side to move there and the server's player the other.
@@ -222,9 +223,9 @@ function drawReplay() {
 // Asks the solver about the next position not yet checked.
 function checkNext() {
   const i = replay.checked.length;
-  if (i >= replay.moves.length || replay.asked !== null && replay.asked !== undefined) return;
+  if (i >= replay.moves.length || replay.asked !== null) return;
   replay.asked = i;
-  send('analyze', { pos: replay.moves.slice(0, i).map((c) => c + 1).join('') });
+  send('analyze', { pos: movesPos(replay.moves.slice(0, i)) });
 }
 
 // A move changed the verdict when its column scores worse in kind (win,
@@ -234,16 +235,15 @@ function checked(d) {
   const r = replay;
   const i = r.asked;
   r.asked = null;
-  if (i === null || i === undefined || d.pos !== r.moves.slice(0, i).map((c) => c + 1).join('')) return;
+  if (i === null || d.pos !== movesPos(r.moves.slice(0, i))) return;
   const m = r.moves[i];
-  const sign = (s) => Math.sign(s);
   const known = d.scores.filter((s) => s !== null);
   const best = known.length ? Math.max(...known) : null;
   const kind = (s) => (s > 0 ? 'a win' : s < 0 ? 'a loss' : 'a draw');
   let entry = { mistake: false, text: '' };
   if (d.scores[m] === null || best === null) {
     entry.text = ' (not proven)';
-  } else if (sign(d.scores[m]) < sign(best)) {
+  } else if (Math.sign(d.scores[m]) < Math.sign(best)) {
     entry = { mistake: true, text: ` — threw ${kind(best)} (${d.words[d.scores.indexOf(best)]}) to ${kind(d.scores[m])} (${d.words[m]})` };
   }
   r.checked[i] = entry;
