@@ -399,6 +399,12 @@ impl Solver {
         self.can_play(pos, col) && pos.is_winning_move(&self.geo, col as u32)
     }
 
+    /// The score of a column that wins at once in `pos`: the best score
+    /// there is from `pos` (see the module doc).
+    pub fn win_now_score(&self, pos: &Pos) -> i32 {
+        (self.geo.cells as i32 + 1 - pos.moves as i32) / 2
+    }
+
     /// A position belongs to one board shape; mixing shapes is a bug.
     fn check(&self, pos: &Pos) {
         let g = &self.geo;
@@ -519,13 +525,12 @@ impl Solver {
     /// already set: `None` if full or past the budget.
     fn column_score(&mut self, pos: &Pos, col: u32) -> Option<i32> {
         let g = &self.geo;
-        let (cells, n) = (g.cells as i32, pos.moves as i32);
         if !pos.can_play(g, col) {
             return None;
         }
         // A column that wins at once is known even past the budget.
         if pos.is_winning_move(g, col) {
-            return Some((cells + 1 - n) / 2);
+            return Some(self.win_now_score(pos));
         }
         if self.aborted {
             return None;
@@ -558,7 +563,7 @@ impl Solver {
             return None;
         }
         if let Some(&c) = playable.iter().find(|&&c| pos.is_winning_move(&g, c)) {
-            return Some((c as usize, (cells + 1 - n) / 2));
+            return Some((c as usize, self.win_now_score(pos)));
         }
         let v = self.solve_inner(pos);
         if self.aborted {

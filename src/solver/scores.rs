@@ -76,14 +76,12 @@ impl ScoreBook {
     /// knows all of them; `None` when one is missing (a position at or past
     /// the book's last ply, or a book still being built).
     pub fn column_scores(&self, solver: &Solver, pos: &Pos) -> Option<Vec<Option<i32>>> {
-        let cols = solver.config().cols;
-        let win_now = (solver.config().cells() as i32 + 1 - pos.moves() as i32) / 2;
-        (0..cols)
+        (0..solver.config().cols)
             .map(|c| {
                 if !solver.can_play(pos, c) {
                     Some(None)
                 } else if solver.is_winning_move(pos, c) {
-                    Some(Some(win_now))
+                    Some(Some(solver.win_now_score(pos)))
                 } else {
                     let child = solver.play(pos, c).expect("a playable, not winning column");
                     self.score(&child).map(|s| Some(-s))
