@@ -14,14 +14,33 @@ use serde_json::{json, Value};
 /// columns not yet proven come back as `null`.
 pub const ANALYSIS_NODES: u64 = 10_000_000;
 
-/// The solver analysis uses, read on first use (the profile's books are
-/// files).
+/// The solvers analysis uses, shared by a server's requests: their spec,
+/// read on first use (the profile's books are files), and solvers kept
+/// between requests, so a request neither reads the books nor allocates a
+/// table again, and the positions of one game reuse what the table holds.
 #[derive(Default)]
-pub struct AnalysisSpec(std::sync::OnceLock<SolverSpec>);
+pub struct Analysts {
+    spec: std::sync::OnceLock<SolverSpec>,
+    idle: std::sync::Mutex<Vec<SolverBot>>,
+}
 
-impl AnalysisSpec {
-    pub fn get(&self) -> SolverSpec {
-        self.0.get_or_init(analysis_spec).clone()
+impl Analysts {
+    /// [`analyze`] with a kept solver (or a new one when all are busy);
+    /// at most one per core is kept afterwards, each holding its table.
+    pub fn analyze(&self, cfg: BoardConfig, pos: &str) -> Result<Value, Refused> {
+        let spec = self.spec.get_or_init(analysis_spec);
+        let kept = self.idle.lock().map_or(None, |mut v| v.pop());
+        let mut bot = match kept {
+            Some(b) => b,
+            None => SolverBot::from_spec(spec).map_err(Refused::Board)?,
+        };
+        let result = analyze_with(&mut bot, spec.nodes, cfg, pos);
+        if let Ok(mut idle) = self.idle.lock() {
+            if idle.len() < crate::util::cores() {
+                idle.push(bot);
+            }
+        }
+        result
     }
 }
 
@@ -57,13 +76,18 @@ pub enum Refused {
 /// (every open column known) and the budget. Runs the search: call it off
 /// the actor's thread.
 pub fn analyze(spec: &SolverSpec, cfg: BoardConfig, pos: &str) -> Result<Value, Refused> {
-    let (moves, game) = game_after(pos, cfg).map_err(Refused::Position)?;
     let mut bot = SolverBot::from_spec(spec).map_err(Refused::Board)?;
+    analyze_with(&mut bot, spec.nodes, cfg, pos)
+}
+
+/// [`analyze`] with `bot`, searching at most `nodes` nodes.
+fn analyze_with(bot: &mut SolverBot, nodes: Option<u64>, cfg: BoardConfig, pos: &str) -> Result<Value, Refused> {
+    let (moves, game) = game_after(pos, cfg).map_err(Refused::Position)?;
     bot.fits(cfg).map_err(Refused::Board)?;
     let view = TurnView::of(&game, 0, moves.len() % 2, &DEFAULT_LETTERS, None);
     // The scores alone: no move is chosen, so an unproven position costs
     // one budget, not a second search for a fallback move.
-    let scores = bot.column_scores(&view, spec.nodes).map_err(Refused::Board)?;
+    let scores = bot.column_scores(&view, nodes).map_err(Refused::Board)?;
     let words: Vec<Option<String>> = scores
         .iter()
         .map(|s| s.map(|s| describe_score(cfg.cells(), moves.len(), s)))
@@ -75,7 +99,7 @@ pub fn analyze(spec: &SolverSpec, cfg: BoardConfig, pos: &str) -> Result<Value, 
         "scores": scores,
         "words": words,
         "proven": proven,
-        "nodes": spec.nodes,
+        "nodes": nodes,
     }))
 }
 
@@ -124,5 +148,19 @@ mod tests {
         let a = analyze(&tiny, cfg, "").unwrap();
         assert_eq!(a["proven"], false);
         assert!(a["scores"].as_array().unwrap().iter().any(Value::is_null));
+    }
+
+    /// Kept solvers answer as new ones do, and are kept (one here).
+    #[test]
+    fn kept_solvers_answer_as_new_ones() {
+        let cfg = BoardConfig::default();
+        let analysts = Analysts::default();
+        let pos = "43745416472735";
+        let fresh = analyze(&analysis_spec(), cfg, pos).unwrap();
+        assert_eq!(analysts.analyze(cfg, pos).unwrap(), fresh);
+        assert_eq!(analysts.idle.lock().unwrap().len(), 1);
+        assert_eq!(analysts.analyze(cfg, pos).unwrap(), fresh);
+        assert_eq!(analysts.idle.lock().unwrap().len(), 1);
+        assert!(matches!(analysts.analyze(cfg, "8"), Err(Refused::Position(_))));
     }
 }

@@ -86,8 +86,8 @@ pub struct PlayHub {
     next: u64,
     /// Connections with an analysis running (one at a time each).
     analyzing: HashSet<u64>,
-    /// The solver analysis uses, read once.
-    analysis: super::analysis::AnalysisSpec,
+    /// The solvers analysis uses, kept between requests.
+    analysts: std::sync::Arc<super::analysis::Analysts>,
 }
 
 impl PlayHub {
@@ -111,7 +111,7 @@ impl PlayHub {
             others: Vec::new(),
             next: 1,
             analyzing: HashSet::new(),
-            analysis: super::analysis::AnalysisSpec::default(),
+            analysts: Default::default(),
         }
     }
 
@@ -201,9 +201,9 @@ impl PlayHub {
                 "an analysis is still running for this page; wait for it",
             );
         }
-        let (spec, cfg, hub) = (self.analysis.get(), self.board(), ctx.address());
+        let (analysts, cfg, hub) = (self.analysts.clone(), self.board(), ctx.address());
         actix::spawn(async move {
-            let result = tokio::task::spawn_blocking(move || super::analysis::analyze(&spec, cfg, &pos))
+            let result = tokio::task::spawn_blocking(move || analysts.analyze(cfg, &pos))
                 .await
                 .unwrap_or_else(|e| Err(super::analysis::Refused::Board(e.to_string())));
             hub.do_send(Analyzed { conn, result });
