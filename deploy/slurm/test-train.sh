@@ -25,11 +25,9 @@ name=test-train
 # starts from nothing without --fresh, and workers of one thread in batches of
 # 10 games (4 files an iteration of 40 games). A worker plays a batch in
 # ~0.05 s and the stock 100 steps train in ~0.1 s: the whole run would be
-# over in about a second, before a worker that Slurm starts a second or two
-# after the other (a busy machine; or one that polled for run.json just before
-# it appeared, and then backs off up to 10 s) has written anything. 1000 steps
-# an iteration make it last several seconds (the trainer takes the oldest
-# files first, so a late worker's files still make it into a later iteration).
+# over in about a second. 1000 steps an iteration make it last several
+# seconds (the trainer takes the oldest files first, so a worker that joins a
+# little later still gets its files into a later iteration).
 scenario=scenarios/train_tiny.yaml
 mkdir -p "$work/scenarios"
 sed -e 's/^\(  out:\).*/\1 run/' \
@@ -59,11 +57,17 @@ scontrol update PartitionName="$partition" OverSubscribe=YES || fail "cannot set
 
 cd "$work"
 submitted=$(date +%s)
-ids=$(SCENARIO=$scenario WORKERS=$workers_n "$here/submit-train.sh" --oversubscribe) || fail "submit-train.sh failed: $ids"
+# Both jobs are submitted held, so the test decides who starts first. Left to
+# Slurm, a worker task may start only after the few seconds this run lasts
+# (it then plays nothing, and the check below cannot tell whether two workers
+# share a run): CI saw exactly that. So the workers start first, and the
+# trainer once both are up and polling for its run.json (with waits of a few
+# seconds at most by then).
+ids=$(SCENARIO=$scenario WORKERS=$workers_n "$here/submit-train.sh" --oversubscribe --hold) || fail "submit-train.sh failed: $ids"
 trainer=$(echo "$ids" | sed -n 's/^trainer job \([0-9]*\)$/\1/p')
 array=$(echo "$ids" | sed -n 's/^workers job \([0-9]*\)$/\1/p')
 [ -n "$trainer" ] && [ -n "$array" ] || fail "could not read the job ids from submit-train.sh output: $ids"
-say "submitted trainer job $trainer and worker array $array"
+say "submitted trainer job $trainer and worker array $array (held)"
 
 jobs="$trainer $array"
 dump() {
@@ -74,6 +78,16 @@ dump() {
     ls -R "$out" 2>/dev/null | head -60 >&2 || true
 }
 never_runs() { false; }
+
+scontrol release "$array" || { dump; fail "cannot release worker array $array"; }
+for k in $(seq "$workers_n"); do
+    until grep -q "^worker w$k: waiting: " "c4sim-worker-$k.log" 2>/dev/null; do
+        [ $(($(date +%s) - t0)) -lt "$timeout_s" ] || { dump; fail "worker w$k not waiting for the run after ${timeout_s}s"; }
+        sleep 0.2
+    done
+done
+say "both workers poll for the run $(($(date +%s) - submitted)) s after submission: releasing the trainer"
+scontrol release "$trainer" || { dump; fail "cannot release trainer job $trainer"; }
 wait_jobs
 say "all jobs completed ($(job_states | wc -l) records) $(($(date +%s) - submitted)) s after submission"
 
@@ -107,7 +121,7 @@ rows=$(tail -n +2 "$metrics" | awk -F, '{ printf "%s ", $1 }')
 col=$(echo "$header" | tr ',' '\n' | grep -nx workers | cut -d: -f1)
 per_row=$(tail -n +2 "$metrics" | cut -d, -f"$col" | tr '\n' ' ')
 echo "$per_row" | tr ' ' '\n' | grep -qx "$workers_n" \
-    || fail "no iteration took files from $workers_n workers (workers column: $per_row)"
+    || { dump; fail "no iteration took files from $workers_n workers (workers column: $per_row)"; }
 
 # Both workers' folders hold batch files.
 for k in $(seq "$workers_n"); do
