@@ -40,6 +40,10 @@ enum Command {
         board: String,
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Analyses (Show the solution, replays) at once for the whole server; more wait.
+        /// Default: half the cores, at least 1, so games keep their pace.
+        #[arg(long)]
+        analysts: Option<usize>,
     },
     /// Write a tournament's report from every game recorded in its report directory (all shards).
     Report {
@@ -239,7 +243,8 @@ fn command(command: Command) -> Result<(), ModeError> {
             player,
             board,
             seed,
-        } => web(bind, &player, &board, seed),
+            analysts,
+        } => web(bind, &player, &board, seed, analysts),
         Command::Report { file, json } => match scenario::load(&file)? {
             sc if sc.mode == Mode::Tournament => c4sim::tournament::shard::report_command(&sc, json),
             _ => Err(ModeError::Usage(format!(
@@ -462,7 +467,13 @@ fn player_on_board(player: &str, board: &str) -> Result<(c4sim::players::PlayerS
 }
 
 /// `c4sim web`: the flags make the one player and board of a `mode: web` run.
-fn web(bind: std::net::SocketAddr, player: &str, board: &str, seed: u64) -> Result<(), ModeError> {
+fn web(
+    bind: std::net::SocketAddr,
+    player: &str,
+    board: &str,
+    seed: u64,
+    analysts: Option<usize>,
+) -> Result<(), ModeError> {
     let (spec, cfg) = player_on_board(player, board)?;
     let opponent = c4sim::web::play::Opponent {
         spec,
@@ -470,7 +481,7 @@ fn web(bind: std::net::SocketAddr, player: &str, board: &str, seed: u64) -> Resu
         seed,
         move_time: scenario::DEFAULT_MOVE_TIME,
     };
-    c4sim::web::serve_play(bind, opponent)
+    c4sim::web::serve_play(bind, opponent, analysts)
 }
 
 fn analyze(player: &str, board: &str, seed: u64) -> Result<(), ModeError> {

@@ -306,9 +306,24 @@ async fn lobby_matches_can_be_watched() {
 /// rate (`rate`), a bad position refused (`bad_position`), an early position
 /// answered with what is known and `proven: false`; meanwhile another page's
 /// game keeps its pace (its reply times are printed, before and during).
+/// A position past any score book that 10M nodes cannot prove (ply 8: the
+/// solver scores its first column and no other within the budget).
+const UNPROVEN: &str = "12345671";
+
 #[tokio::test]
 async fn analysis_is_one_at_a_time_within_the_rate_and_says_what_is_not_proven() {
-    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let srv = serve(
+        &[
+            "web",
+            "--bind",
+            "127.0.0.1:0",
+            "--player",
+            "leftmost",
+            "--analysts",
+            "1",
+        ],
+        false,
+    );
     let mut a = connect(srv.addr).await;
     until(&mut a, "hello", |m| m["t"] == "hello").await;
     send(&mut a, json!({"t": "new", "d": {"first": "you"}})).await;
@@ -322,22 +337,48 @@ async fn analysis_is_one_at_a_time_within_the_rate_and_says_what_is_not_proven()
     until(&mut b, "hello", |m| m["t"] == "hello").await;
     send(&mut b, json!({"t": "analyze", "d": {"pos": "9"}})).await;
     assert_eq!(error_code(&mut b).await, "bad_position");
-    send(&mut b, json!({"t": "analyze", "d": {"pos": ""}})).await;
+    send(&mut b, json!({"t": "analyze", "d": {"pos": UNPROVEN}})).await;
     send(&mut b, json!({"t": "analyze", "d": {"pos": "4"}})).await;
-    assert_eq!(error_code(&mut b).await, "busy");
+    assert_eq!(error_code(&mut b).await, "busy", "one at a time per page");
+    // The server's one analyst is at work: another page waits its turn.
+    let mut c = connect(srv.addr).await;
+    until(&mut c, "hello", |m| m["t"] == "hello").await;
+    send(&mut c, json!({"t": "analyze", "d": {"pos": "4"}})).await;
+    let e = until(&mut c, "an error", |m| m["t"] == "error").await;
+    assert_eq!(e["d"]["code"], "busy", "one at a time for the server (--analysts 1)");
+    assert!(
+        e["d"]["message"].as_str().unwrap().contains("solvers are all busy"),
+        "{e}"
+    );
     let t = std::time::Instant::now();
     game = play(&mut a, &game, 2).await;
     let during = pace(&game, t);
     let r = until(&mut b, "the analysis", |m| m["t"] == "analysis").await;
-    assert_eq!(r["d"]["pos"], "");
-    assert_eq!(r["d"]["proven"], false, "the empty board is not proven in 10M nodes");
-    assert_eq!(r["d"]["scores"].as_array().unwrap().len(), 7);
+    assert_eq!(r["d"]["pos"], UNPROVEN);
+    assert_eq!(r["d"]["proven"], false, "{UNPROVEN} is not proven in 10M nodes");
+    let scores = r["d"]["scores"].as_array().unwrap();
+    assert_eq!(scores.len(), 7);
+    assert!(scores.iter().any(|s| s.is_null()), "what is not proven is null: {r}");
+
+    // A page that leaves does not free its analyst before the search ends:
+    // leaving and coming back cannot run more searches than --analysts.
+    send(&mut b, json!({"t": "analyze", "d": {"pos": UNPROVEN}})).await;
+    send(&mut b, json!({"t": "analyze", "d": {"pos": "4"}})).await;
+    assert_eq!(error_code(&mut b).await, "busy");
+    drop(b);
+    send(&mut c, json!({"t": "analyze", "d": {"pos": "4"}})).await;
+    assert_eq!(
+        error_code(&mut c).await,
+        "busy",
+        "the search of the page that left still runs"
+    );
+
     // A burst beyond the rate: refused with `rate`.
     for _ in 0..40 {
-        send(&mut b, json!({"t": "analyze", "d": {"pos": "4444"}})).await;
+        send(&mut c, json!({"t": "analyze", "d": {"pos": "4444"}})).await;
     }
     assert_eq!(
-        until(&mut b, "a rate error", |m| m["t"] == "error"
+        until(&mut c, "a rate error", |m| m["t"] == "error"
             && m["d"]["code"] == "rate")
         .await["d"]["code"],
         "rate"
@@ -347,4 +388,119 @@ async fn analysis_is_one_at_a_time_within_the_rate_and_says_what_is_not_proven()
     let after_burst = pace(&game, t);
     assert_eq!(game["d"]["moves"].as_array().unwrap().len(), 6);
     eprintln!("reply to a move: before {before:?}, during an analysis {during:?}, after a burst {after_burst:?}");
+}
+
+/// One game against the server's player: the person plays the first legal
+/// column of a fixed order, for up to `moves` moves; returns the moves and
+/// how long each reply took.
+async fn timed_game(ws: &mut Ws, moves: usize) -> (Vec<u64>, Vec<Duration>) {
+    send(ws, json!({"t": "new", "d": {"first": "you"}})).await;
+    let mut game = your_turn(ws).await;
+    let mut took = Vec::new();
+    for _ in 0..moves {
+        let legal: Vec<u64> = game["d"]["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        let col = [3, 2, 4, 1, 5, 0, 6].into_iter().find(|c| legal.contains(c)).unwrap();
+        let t = std::time::Instant::now();
+        game = play(ws, &game, col as usize).await;
+        took.push(t.elapsed());
+        if game["d"]["over"] == true {
+            break;
+        }
+    }
+    let played = game["d"]["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    (played, took)
+}
+
+/// The pace of a game against a searching opponent (minimax depth 14, a
+/// few hundred milliseconds a move on one core) while
+/// four other pages ask for analyses without pause: the same game is played
+/// without them and with them (the opponent is deterministic, so the
+/// positions are the same), and the per-move ratio printed, with the server's
+/// default cap on analyses at once (half the cores) and with 4. Prints the
+/// figures; run on purpose:
+/// `cargo test --release --test web -- --ignored pace --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement (a minute); run on purpose"]
+async fn pace_of_a_game_against_a_searching_opponent_during_an_analysis_flood() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let default = (std::thread::available_parallelism().map_or(1, |n| n.get()) / 2)
+        .max(1)
+        .to_string();
+    for analysts in [default.as_str(), "4"] {
+        let srv = serve(
+            &[
+                "web",
+                "--bind",
+                "127.0.0.1:0",
+                "--player",
+                "{kind: minimax, depth: 14}",
+                "--analysts",
+                analysts,
+            ],
+            false,
+        );
+        let mut a = connect(srv.addr).await;
+        until(&mut a, "hello", |m| m["t"] == "hello").await;
+        let (quiet_moves, quiet) = timed_game(&mut a, 10).await;
+
+        let stop = Arc::new(AtomicBool::new(false));
+        let answered = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let mut flood = Vec::new();
+        for _ in 0..4 {
+            let (stop, answered, addr) = (stop.clone(), answered.clone(), srv.addr);
+            flood.push(tokio::spawn(async move {
+                let mut p = connect(addr).await;
+                until(&mut p, "hello", |m| m["t"] == "hello").await;
+                while !stop.load(Ordering::Relaxed) {
+                    send(&mut p, json!({"t": "analyze", "d": {"pos": UNPROVEN}})).await;
+                    let r = until(&mut p, "an answer", |m| m["t"] == "analysis" || m["t"] == "error").await;
+                    if r["t"] == "analysis" {
+                        answered.fetch_add(1, Ordering::Relaxed);
+                    } else {
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                    }
+                }
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let t = std::time::Instant::now();
+        let (flood_moves, during) = timed_game(&mut a, 10).await;
+        let flood_s = t.elapsed().as_secs_f64();
+        stop.store(true, Ordering::Relaxed);
+        for f in flood {
+            let _ = f.await;
+        }
+        assert_eq!(quiet_moves, flood_moves, "the same game both times");
+        let mut ratios: Vec<f64> = quiet
+            .iter()
+            .zip(&during)
+            .map(|(q, d)| d.as_secs_f64() / q.as_secs_f64())
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        let ms = |v: &[Duration]| {
+            v.iter()
+                .map(|d| format!("{:.0}", d.as_secs_f64() * 1e3))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        eprintln!(
+            "--analysts {analysts}: replies (ms) quiet [{}], during the flood [{}]; median ratio {:.2} (max {:.2}); {} analyses answered in {flood_s:.1} s",
+            ms(&quiet),
+            ms(&during),
+            ratios[ratios.len() / 2],
+            ratios[ratios.len() - 1],
+            answered.load(Ordering::Relaxed)
+        );
+    }
 }

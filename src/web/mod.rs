@@ -67,10 +67,11 @@ pub fn shipped_players(cfg: crate::game::BoardConfig) -> Vec<crate::players::Pla
     out
 }
 
-/// Serves the page on `bind` and plays `opponent` there until Ctrl-C.
+/// Serves the page on `bind` and plays `opponent` there until Ctrl-C, with
+/// at most `analysts` analyses at once (default [`play::default_analysts`]).
 /// The opponent is built once first, so a missing model or a board it
 /// cannot play is said before anything is served.
-pub fn serve_play(bind: SocketAddr, opponent: Opponent) -> Result<(), ModeError> {
+pub fn serve_play(bind: SocketAddr, opponent: Opponent, analysts: Option<usize>) -> Result<(), ModeError> {
     use crate::players::kinds::RunsAs;
     crate::players::check_fits(&opponent.spec, opponent.cfg).map_err(ModeError::Usage)?;
     match opponent.spec.kind.runs_as() {
@@ -90,7 +91,9 @@ pub fn serve_play(bind: SocketAddr, opponent: Opponent) -> Result<(), ModeError>
             let title = format!("Play {}", opponent.spec.name);
             let s = server::start(
                 bind,
-                PlayHub::new(Some(opponent)).with_others(others),
+                PlayHub::new(Some(opponent))
+                    .with_others(others)
+                    .with_analysts(analysts.unwrap_or_else(play::default_analysts)),
                 WatchHub::new(None, "tournament"),
                 title,
             )
@@ -107,7 +110,7 @@ pub fn serve_play(bind: SocketAddr, opponent: Opponent) -> Result<(), ModeError>
 pub fn run_web(sc: &Scenario) -> Result<(), ModeError> {
     let bind = sc.web.clone().unwrap_or_default().bind;
     let opponent = opponent_of(sc).ok_or_else(|| ModeError::Usage("`mode: web` needs one player".into()))?;
-    serve_play(bind, opponent)
+    serve_play(bind, opponent, None)
 }
 
 /// Starts the page on its own thread (its own actix System), for a run

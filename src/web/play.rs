@@ -24,6 +24,12 @@ use tokio::sync::{mpsc, oneshot};
 
 /// Games in progress at once; more are refused `busy`.
 pub const MAX_PLAYING: usize = 16;
+
+/// Analyses at once unless told (`c4sim web --analysts`): half the cores,
+/// at least one, so the other half keeps the server's games at their pace.
+pub fn default_analysts() -> usize {
+    (crate::util::cores() / 2).max(1)
+}
 /// Finished games kept for pages that come back to them.
 const MAX_KEPT: usize = 64;
 /// How long a game waits for its page to come back (a reload) before the
@@ -86,6 +92,12 @@ pub struct PlayHub {
     next: u64,
     /// Connections with an analysis running (one at a time each).
     analyzing: HashSet<u64>,
+    /// Analyses running on the blocking pool, whoever asked (a page that
+    /// left still has its search running until it ends).
+    running: usize,
+    /// The most analyses at once: each holds a core and a solver's table,
+    /// so games on this server keep their pace whatever pages ask.
+    max_running: usize,
     /// The solvers analysis uses, kept between requests.
     analysts: std::sync::Arc<super::analysis::Analysts>,
 }
@@ -111,8 +123,16 @@ impl PlayHub {
             others: Vec::new(),
             next: 1,
             analyzing: HashSet::new(),
+            running: 0,
+            max_running: default_analysts(),
             analysts: Default::default(),
         }
+    }
+
+    /// At most `n` (at least 1) analyses at once, for the whole server.
+    pub fn with_analysts(mut self, n: usize) -> Self {
+        self.max_running = n.max(1);
+        self
     }
 
     fn send(&self, conn: u64, text: String) {
@@ -192,15 +212,28 @@ impl PlayHub {
     }
 
     /// Every column's score of `pos`, searched on the blocking pool; the
-    /// answer comes back as [`Analyzed`]. One request at a time per page.
+    /// answer comes back as [`Analyzed`]. One request at a time per page,
+    /// and at most `max_running` for the whole server (else `busy`).
     fn analyze(&mut self, conn: u64, pos: String, ctx: &mut Context<Self>) {
-        if !self.analyzing.insert(conn) {
+        if self.analyzing.contains(&conn) {
             return self.error(
                 conn,
                 ErrorCode::Busy,
                 "an analysis is still running for this page; wait for it",
             );
         }
+        if self.running >= self.max_running {
+            return self.error(
+                conn,
+                ErrorCode::Busy,
+                format!(
+                    "the server's solvers are all busy ({} at a time); ask again in a moment",
+                    self.max_running
+                ),
+            );
+        }
+        self.analyzing.insert(conn);
+        self.running += 1;
         let (analysts, cfg, hub) = (self.analysts.clone(), self.board(), ctx.address());
         actix::spawn(async move {
             let result = tokio::task::spawn_blocking(move || analysts.analyze(cfg, &pos))
@@ -518,6 +551,7 @@ impl Handler<Analyzed> for PlayHub {
     fn handle(&mut self, m: Analyzed, _: &mut Context<Self>) {
         use super::analysis::Refused;
         self.analyzing.remove(&m.conn);
+        self.running = self.running.saturating_sub(1);
         match m.result {
             Ok(a) => self.send(m.conn, encode("analysis", None, &a)),
             Err(Refused::Position(why)) => self.error(m.conn, ErrorCode::BadPosition, why),

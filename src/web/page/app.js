@@ -22,6 +22,7 @@ const replay = params.get('replay') === null ? null : {
 };
 let analysing = null;   // the position an analysis is running for
 let analysisNext = null; // the position to ask about when it answers
+let busyTries = 0;       // analyses refused `busy` in a row (the server's solvers all at work)
 let ws = null;
 let backoff = 300;
 let game = null;        // the last `game` message's data, with its version as `v`
@@ -82,6 +83,7 @@ function handle(m) {
       drawGame(m.d);
       break;
     case 'analysis':
+      busyTries = 0;
       if (replay) checked(m.d); else drawSolution(m.d);
       break;
     case 'watch':
@@ -103,7 +105,17 @@ function handle(m) {
         if (!game) setStatus('Choose who plays, then press New game.');
         return;
       }
-      if (m.d.code === 'busy' && analysing !== null) { analysing = null; askSolution(); }
+      // Every solver of the server is at work: ask again in a second, for
+      // half a minute, before saying so.
+      if (m.d.code === 'busy' && (analysing !== null || (replay && replay.asked !== null)) && ++busyTries <= 30) {
+        if (analysing !== null) {
+          analysing = null;
+          $('#solution-note').textContent = 'Solving… (waiting for a free solver)';
+          setTimeout(askSolution, 1000);
+        }
+        if (replay && replay.asked !== null) { replay.asked = null; setTimeout(checkNext, 1000); }
+        return;
+      }
       if (replay && replay.asked !== null) { replay.asked = null; setTimeout(checkNext, 500); }
       showError(m.d.message);
       break;
