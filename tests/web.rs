@@ -337,6 +337,10 @@ async fn analysis_is_one_at_a_time_within_the_rate_and_says_what_is_not_proven()
     until(&mut b, "hello", |m| m["t"] == "hello").await;
     send(&mut b, json!({"t": "analyze", "d": {"pos": "9"}})).await;
     assert_eq!(error_code(&mut b).await, "bad_position");
+    send(&mut b, json!({"t": "analyze", "d": {"pos": "4", "player": "nobody"}})).await;
+    assert_eq!(error_code(&mut b).await, "no_player");
+    send(&mut b, json!({"t": "analyze", "d": {"pos": "4", "player": "leftmost"}})).await;
+    assert_eq!(error_code(&mut b).await, "no_player", "leftmost has no view to show");
     send(&mut b, json!({"t": "analyze", "d": {"pos": UNPROVEN}})).await;
     send(&mut b, json!({"t": "analyze", "d": {"pos": "4"}})).await;
     assert_eq!(error_code(&mut b).await, "busy", "one at a time per page");

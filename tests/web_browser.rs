@@ -6,7 +6,8 @@
 //!
 //! `cargo test --test web_browser -- --ignored screenshot` also writes
 //! docs/web/game.png (a game in progress against the shipped AlphaZero) and
-//! docs/web/analysis.png (a position opened by URL, its solution shown).
+//! docs/web/analysis.png (a position opened by URL, its solution and the
+//! AI's view shown).
 
 mod common;
 
@@ -245,6 +246,62 @@ async fn a_position_from_the_url_shows_the_solvers_scores_and_survives_a_reload(
     b.client.as_ref().unwrap().clone().close().await.unwrap();
 }
 
+/// "Show the AI's view": under the board, what the game's player thinks of
+/// each column (minimax depth 4 here: its evaluation), the column it would
+/// play outlined, as the library's own view of the position gives them.
+#[tokio::test]
+async fn the_ais_view_shows_its_evaluation_of_each_column() {
+    if !browser_present() {
+        return;
+    }
+    let pos = "4453";
+    let spec = "{kind: minimax, depth: 4, name: Minimax4}";
+    let expected = c4sim::web::analysis::player_view(
+        &c4sim::scenario::parse_player_spec(spec).unwrap(),
+        c4sim::game::BoardConfig::default(),
+        pos,
+    )
+    .unwrap();
+    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", spec], false);
+    let b = Browser::start().await;
+    b.c().goto(&format!("http://{}/?pos={pos}", srv.addr)).await.unwrap();
+    b.wait_attr("#board", "data-your-turn", |v| v == "true").await;
+    b.click("#show-view").await;
+    b.wait_attr("#view", "data-pos", |p| p == pos).await;
+    let mut texts = Vec::new();
+    let mut chosen = Vec::new();
+    for (c, e) in b
+        .c()
+        .find_all(Locator::Css("#view .score"))
+        .await
+        .unwrap()
+        .into_iter()
+        .enumerate()
+    {
+        texts.push(e.text().await.unwrap());
+        if e.attr("class").await.unwrap().unwrap_or_default().contains("chosen") {
+            chosen.push(c);
+        }
+    }
+    let want: Vec<String> = expected["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    assert_eq!(texts, want, "minimax's evaluation of each column of {pos}");
+    assert_eq!(
+        chosen,
+        vec![expected["column"].as_u64().unwrap() as usize],
+        "{expected}"
+    );
+    let note = b
+        .wait_attr("#view-note", "textContent", |t| t.contains("Minimax4"))
+        .await;
+    assert!(note.contains("evaluation"), "{note}");
+    b.client.as_ref().unwrap().clone().close().await.unwrap();
+}
+
 /// A hot seat: two people on one page, by clicks; the URL names the
 /// position and both sides, so a fresh load of it (no stored game) comes
 /// back to the same position, and a move can be taken back.
@@ -418,10 +475,13 @@ async fn screenshot() {
     std::fs::write(out, png).unwrap();
     // The analysis board: a published position by URL, the solution shown.
     let pos = "1562527227511";
+    b.c().set_window_size(720, 1150).await.unwrap();
     b.c().goto(&format!("http://{}/?pos={pos}", srv.addr)).await.unwrap();
     b.wait_attr("#board", "data-your-turn", |v| v == "true").await;
     b.click("#show-solution").await;
+    b.click("#show-view").await;
     b.wait_attr("#solution", "data-pos", |p| p == pos).await;
+    b.wait_attr("#view", "data-pos", |p| p == pos).await;
     let png = b.c().screenshot().await.unwrap();
     std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/web/analysis.png"), png).unwrap();
 }

@@ -6,7 +6,7 @@
 use crate::game::openings::game_after;
 use crate::game::{BoardConfig, DEFAULT_LETTERS};
 use crate::players::solver::{SolverBot, SolverSpec};
-use crate::players::{KindSpec, Strategy, TurnView};
+use crate::players::{KindSpec, PlayerSpec, Strategy, TurnView};
 use crate::solver::describe_score;
 use serde_json::{json, Value};
 
@@ -62,11 +62,14 @@ pub fn analysis_spec() -> SolverSpec {
 }
 
 /// Why a request gets no analysis.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refused {
     /// `pos` is not a position of this board (the message says why).
+    #[error("{0}")]
     Position(String),
-    /// The solver cannot analyse on this board at all.
+    /// The solver (or the player asked for its view) cannot analyse on
+    /// this board at all.
+    #[error("{0}")]
     Board(String),
 }
 
@@ -100,6 +103,44 @@ fn analyze_with(bot: &mut SolverBot, nodes: Option<u64>, cfg: BoardConfig, pos: 
         "words": words,
         "proven": proven,
         "nodes": nodes,
+    }))
+}
+
+/// Whether the page can show `spec`'s own view: the kinds whose search
+/// says something of every column (AlphaZero: visit shares and expected
+/// scores; MCTS: visit shares; minimax: its evaluation). The solver's view
+/// is the solution itself; the others have none.
+pub fn has_view(spec: &PlayerSpec) -> bool {
+    matches!(
+        spec.kind,
+        KindSpec::Alphazero(_) | KindSpec::Mcts(_) | KindSpec::Minimax(_)
+    )
+}
+
+/// `spec`'s own view of `pos` (the `analysis` message's `player`): its
+/// kind, the column it would play (from 0), what it says of each column
+/// (as `c4sim analyze` prints it for that kind) and its note. The player
+/// is built for this request, on one thread (an analysis holds one core),
+/// and searches as it plays. Runs the search: call it off the actor's thread.
+pub fn player_view(spec: &PlayerSpec, cfg: BoardConfig, pos: &str) -> Result<Value, Refused> {
+    let (moves, game) = game_after(pos, cfg).map_err(Refused::Position)?;
+    let mut spec = spec.clone();
+    if let KindSpec::Alphazero(a) = &mut spec.kind {
+        a.threads = Some(1);
+    }
+    let mut bot = crate::players::build_strategy(&spec, 0).map_err(Refused::Board)?;
+    let view = TurnView::of(&game, 0, moves.len() % 2, &DEFAULT_LETTERS, None);
+    let (answer, columns) = bot.analyze(&view);
+    let column = match answer {
+        crate::game::Answer::Column(c) => Some(c),
+        _ => None,
+    };
+    Ok(json!({
+        "name": spec.name,
+        "kind": spec.kind.as_str(),
+        "column": column,
+        "columns": columns,
+        "note": bot.explain(),
     }))
 }
 
@@ -148,6 +189,51 @@ mod tests {
         let a = analyze(&tiny, cfg, "").unwrap();
         assert_eq!(a["proven"], false);
         assert!(a["scores"].as_array().unwrap().iter().any(Value::is_null));
+    }
+
+    /// A player's own view: AlphaZero's visit shares and expected scores
+    /// (summing to 1 over the open columns), its column and note; minimax's
+    /// evaluation; refused for a finished game.
+    #[test]
+    fn a_players_view_of_a_position() {
+        let cfg = BoardConfig::new(4, 5, 3).unwrap();
+        let mm = crate::scenario::parse_player_spec("{kind: minimax, depth: 4, name: M}").unwrap();
+        assert!(has_view(&mm));
+        let v = player_view(&mm, cfg, "33").unwrap();
+        assert_eq!(v["name"], "M");
+        assert_eq!(v["kind"], "minimax");
+        assert_eq!(v["columns"].as_array().unwrap().len(), 5);
+        let col = v["column"].as_u64().unwrap() as usize;
+        let best = v["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_i64)
+            .max()
+            .unwrap();
+        assert_eq!(
+            v["columns"][col].as_i64().unwrap(),
+            best,
+            "it plays its best column: {v}"
+        );
+        assert!(matches!(player_view(&mm, cfg, "9"), Err(Refused::Position(_))));
+        let solver = crate::scenario::parse_player_spec("{kind: solver}").unwrap();
+        assert!(!has_view(&solver), "the solver's view is the solution");
+        assert!(!has_view(&crate::scenario::parse_player_spec("random").unwrap()));
+
+        // The shipped network, on its board, at 200 simulations.
+        let az = crate::scenario::parse_player_spec("{use: alphazero, simulations: 200, solver: null}").unwrap();
+        let v = player_view(&az, BoardConfig::default(), "4453").unwrap();
+        assert_eq!(v["kind"], "alphazero");
+        let cols = v["columns"].as_array().unwrap();
+        let shares: Vec<f64> = cols.iter().map(|c| c["share"].as_f64().unwrap()).collect();
+        assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-6, "{v}");
+        let col = v["column"].as_u64().unwrap() as usize;
+        assert!(
+            shares.iter().all(|&s| s <= shares[col]),
+            "it plays its most visited column: {v}"
+        );
+        assert!(v["note"].as_str().unwrap().contains("expects to score"), "{v}");
     }
 
     /// Kept solvers answer as new ones do, and are kept (one here).

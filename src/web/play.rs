@@ -213,8 +213,10 @@ impl PlayHub {
 
     /// Every column's score of `pos`, searched on the blocking pool; the
     /// answer comes back as [`Analyzed`]. One request at a time per page,
-    /// and at most `max_running` for the whole server (else `busy`).
-    fn analyze(&mut self, conn: u64, pos: String, ctx: &mut Context<Self>) {
+    /// and at most `max_running` for the whole server (else `busy`). With
+    /// `player`, that player's own view comes with it (one request, so one
+    /// slot and one answer).
+    fn analyze(&mut self, conn: u64, pos: String, player: Option<String>, ctx: &mut Context<Self>) {
         if self.analyzing.contains(&conn) {
             return self.error(
                 conn,
@@ -232,13 +234,33 @@ impl PlayHub {
                 ),
             );
         }
+        let viewer = match player {
+            None => None,
+            Some(name) => match self.players().into_iter().find(|p| p.name == name) {
+                Some(p) if super::analysis::has_view(p) => Some(p.clone()),
+                found => {
+                    let why = match found {
+                        Some(_) => format!("`{name}` has no view to show (AlphaZero, MCTS and minimax players do)"),
+                        None => format!("no player `{name}` here"),
+                    };
+                    return self.error(conn, ErrorCode::NoPlayer, why);
+                }
+            },
+        };
         self.analyzing.insert(conn);
         self.running += 1;
         let (analysts, cfg, hub) = (self.analysts.clone(), self.board(), ctx.address());
         actix::spawn(async move {
-            let result = tokio::task::spawn_blocking(move || analysts.analyze(cfg, &pos))
-                .await
-                .unwrap_or_else(|e| Err(super::analysis::Refused::Board(e.to_string())));
+            let result = tokio::task::spawn_blocking(move || {
+                let mut a = analysts.analyze(cfg, &pos)?;
+                if let Some(spec) = viewer {
+                    a["player"] = super::analysis::player_view(&spec, cfg, &pos)
+                        .unwrap_or_else(|e| serde_json::json!({"name": spec.name, "error": e.to_string()}));
+                }
+                Ok(a)
+            })
+            .await
+            .unwrap_or_else(|e| Err(super::analysis::Refused::Board(e.to_string())));
             hub.do_send(Analyzed { conn, result });
         });
     }
@@ -257,12 +279,12 @@ impl PlayHub {
     /// The two sides of a new game: `sides` as the page named them
     /// (`person` or an offered player's name), else a person on the seat
     /// `first` says and the server's own player on the other.
-    fn sides_of(&self, first: First, sides: Option<Vec<String>>) -> Result<Vec<Side>, String> {
+    fn sides_of(&self, first: First, sides: Option<Vec<String>>) -> Result<Vec<Side>, (ErrorCode, String)> {
         let Some(names) = sides else {
             let op = self
                 .opponent
                 .as_ref()
-                .ok_or("this server has no player to play against")?;
+                .ok_or((ErrorCode::Busy, "this server has no player to play against".to_string()))?;
             let bot = Side::Player(op.spec.clone());
             return Ok(match first {
                 First::You => vec![Side::Person, bot],
@@ -270,7 +292,10 @@ impl PlayHub {
             });
         };
         if names.len() != 2 {
-            return Err(format!("a game has two sides, got {}", names.len()));
+            return Err((
+                ErrorCode::Malformed,
+                format!("a game has two sides, got {}", names.len()),
+            ));
         }
         let players = self.players();
         names
@@ -283,10 +308,11 @@ impl PlayHub {
                     .map(|p| Side::Player((*p).clone()))
                     .ok_or_else(|| {
                         let offered: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
-                        format!(
+                        let why = format!(
                             "no player `{n}` here; a side is `{PERSON}` or one of: {}",
                             offered.join(", ")
-                        )
+                        );
+                        (ErrorCode::NoPlayer, why)
                     }),
             })
             .collect()
@@ -303,7 +329,7 @@ impl PlayHub {
         self.leave_all(conn, ctx, Duration::ZERO);
         let sides = match self.sides_of(first, sides) {
             Ok(s) => s,
-            Err(why) => return self.error(conn, ErrorCode::Busy, why),
+            Err((code, why)) => return self.error(conn, code, why),
         };
         let opening = match pos.as_deref().map(|p| opening_of(p, self.board())).transpose() {
             Ok(o) => o.unwrap_or_default(),
@@ -468,7 +494,7 @@ impl PlayHub {
         match msg {
             ClientMsg::New { first, pos, sides } => self.new_game(conn, first, pos, sides, ctx),
             ClientMsg::Undo { id } => self.take_back(conn, &id, ctx),
-            ClientMsg::Analyze { pos } => self.analyze(conn, pos, ctx),
+            ClientMsg::Analyze { pos, player } => self.analyze(conn, pos, player, ctx),
             ClientMsg::Join { id } => {
                 if !self.games.contains_key(&id) {
                     return self.error(conn, ErrorCode::NoGame, "no such game (it may have ended long ago)");

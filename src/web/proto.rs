@@ -46,8 +46,12 @@ pub enum ClientMsg {
     },
     /// Every column's exact score in `pos` (a move string, columns from 1),
     /// from the solver within a node budget; one at a time per connection.
+    /// With `player` (an offered player's name), that player's own view of
+    /// the position as well: what its search thinks of each column.
     Analyze {
         pos: String,
+        #[serde(default)]
+        player: Option<String>,
     },
     /// Follow a game (again): the answer is its whole current state, so a
     /// reloaded page resyncs instead of guessing.
@@ -84,6 +88,9 @@ pub enum ErrorCode {
     /// A `pos` that is not a position of this board (bad column, full
     /// column, a finished game).
     BadPosition,
+    /// A player name the server does not offer (a side of `new`), or one
+    /// whose view it cannot give (`analyze`'s `player`).
+    NoPlayer,
 }
 
 /// A refused client message.
@@ -262,7 +269,17 @@ mod tests {
         );
         assert_eq!(
             decode(r#"{"t":"analyze","d":{"pos":""}}"#),
-            Ok(ClientMsg::Analyze { pos: String::new() })
+            Ok(ClientMsg::Analyze {
+                pos: String::new(),
+                player: None
+            })
+        );
+        assert_eq!(
+            decode(r#"{"t":"analyze","d":{"pos":"4","player":"AlphaZero"}}"#),
+            Ok(ClientMsg::Analyze {
+                pos: "4".into(),
+                player: Some("AlphaZero".into())
+            })
         );
         assert_eq!(
             decode(r#"{"t":"move","d":{"id":"ab","col":3,"v":7}}"#),

@@ -256,6 +256,7 @@ pub fn start(bind: SocketAddr, play: PlayHub, watch: WatchHub, title: String) ->
             "title": title,
             "player": op.map(|o| o.spec.name.clone()),
             "players": play.players().iter().map(|p| p.name.clone()).collect::<Vec<_>>(),
+            "views": play.players().iter().filter(|p| super::analysis::has_view(p)).map(|p| p.name.clone()).collect::<Vec<_>>(),
             "rows": op.map(|o| o.cfg.rows),
             "cols": op.map(|o| o.cfg.cols),
         }),

@@ -7,12 +7,14 @@
 const $ = (s) => document.querySelector(s);
 const GAME_KEY = 'c4sim-game';
 const SOLUTION_KEY = 'c4sim-solution';
+const VIEW_KEY = 'c4sim-ai-view';
 // `?pos=4453&red=person&yellow=Solver`: the position to open (columns from
 // 1) and who plays each side, until a game is shown.
 const params = new URLSearchParams(location.search);
 let wantPos = params.get('pos');
 let wantSides = params.get('red') && params.get('yellow') ? [params.get('red'), params.get('yellow')] : null;
 let players = [];      // the players the server offers, by name
+let viewers = [];      // those whose own view the page can show (`hello`'s `views`)
 // `?replay=4453&red=A&yellow=B`: a recorded game to step through, each move
 // checked against the solver (`analyze`, one position at a time).
 const replay = params.get('replay') === null ? null : {
@@ -20,8 +22,10 @@ const replay = params.get('replay') === null ? null : {
   names: [params.get('red') || 'Red', params.get('yellow') || 'Yellow'],
   at: 0, rows: 6, cols: 7, checked: [], asked: null, // the ply whose position is being analysed
 };
-let analysing = null;   // the position an analysis is running for
-let analysisNext = null; // the position to ask about when it answers
+// An analysis request's key: its position and the player whose view it
+// asks for (`4453|AlphaZero`, or `4453|` for the solution alone).
+let analysing = null;   // the key of the analysis running
+let analysisNext = null; // the key to ask about when it answers
 let busyTries = 0;       // analyses refused `busy` in a row (the server's solvers all at work)
 let ws = null;
 let backoff = 300;
@@ -60,6 +64,7 @@ function handle(m) {
       if (m.d.player) {
         aiName = m.d.player;
         players = m.d.players || [m.d.player];
+        viewers = m.d.views || [];
         fillSides();
       } else {
         $('#setup').hidden = true;
@@ -157,25 +162,76 @@ function sidesOf(g) {
   return [0, 1].map((i) => (g.people.includes(i) ? 'person' : g.names[i]));
 }
 
+// The player whose own view the page shows: the game's player side (the
+// one to move when players play both), if the server can show its view.
+function viewer() {
+  if (!game || !$('#show-view').checked) return null;
+  const sides = [0, 1].filter((i) => !game.people.includes(i) && viewers.includes(game.names[i]));
+  const i = sides.includes(game.to_move) ? game.to_move : sides[0];
+  return i === undefined ? null : game.names[i];
+}
+
 function askSolution() {
   const box = $('#solution');
-  const on = $('#show-solution').checked && game && !game.over;
+  const live = game && !game.over;
+  const on = $('#show-solution').checked && live;
+  const who = live ? viewer() : null;
   box.hidden = !on;
   $('#solution-note').hidden = !on;
-  if (!on) return;
+  $('#view').hidden = who === null;
+  $('#view-note').hidden = who === null;
+  if (!on && who === null) return;
   const pos = posOf(game);
-  if (analysing !== null) { analysisNext = pos; return; } // one at a time
-  analysing = pos;
+  const key = `${pos}|${who || ''}`;
+  if (analysing !== null) { analysisNext = key; return; } // one at a time
+  analysing = key;
   analysisNext = null;
   box.dataset.pos = '';
+  $('#view').dataset.pos = '';
   $('#solution-note').textContent = 'Solving…';
-  send('analyze', { pos });
+  if (who !== null) $('#view-note').textContent = `${who} is thinking…`;
+  send('analyze', who === null ? { pos } : { pos, player: who });
+}
+
+// What the AI's search says of each column, by kind: AlphaZero its share of
+// the visits and the score it expects; MCTS its share; minimax its evaluation.
+function viewText(kind, v) {
+  if (v === null || v === undefined) return '';
+  if (kind === 'alphazero') {
+    const share = `${Math.round(100 * v.share)}%`;
+    return v.value === null ? share : `${share} · expects ${Math.round(50 * (v.value + 1))}%`;
+  }
+  if (kind === 'mcts') return `${Math.round(100 * v)}%`;
+  return String(v);
+}
+
+function drawView(p) {
+  const box = $('#view');
+  if (!p || p.error) {
+    box.replaceChildren();
+    if (p) box.dataset.pos = posOf(game);
+    $('#view-note').textContent = p ? `No view from ${p.name}: ${p.error}` : '';
+    return;
+  }
+  const cols = Array.isArray(p.columns) ? p.columns : [];
+  box.style.setProperty('--cols', cols.length);
+  box.replaceChildren(...cols.map((v, c) => {
+    const e = document.createElement('span');
+    e.className = 'score ai' + (c === p.column ? ' chosen' : '');
+    e.textContent = viewText(p.kind, v);
+    e.setAttribute('aria-label', `Column ${c + 1}: ${e.textContent || 'full'}` + (c === p.column ? ` (${p.name} would play it)` : ''));
+    return e;
+  }));
+  box.dataset.pos = posOf(game);
+  const what = { alphazero: 'share of its search and the score it expects', mcts: 'share of its search', minimax: 'evaluation' }[p.kind] || 'view';
+  $('#view-note').textContent = `${p.name}'s ${what} for each column; outlined: the column it would play.` + (p.note ? ` ${p.name}: ${p.note}.` : '');
 }
 
 // Each column's score under its column: a word and a sign as well as a colour.
 function drawSolution(d) {
   analysing = null;
-  if (analysisNext !== null && analysisNext !== d.pos) { askSolution(); return; }
+  const answered = `${d.pos}|${d.player ? d.player.name : ''}`;
+  if (analysisNext !== null && analysisNext !== answered) { askSolution(); return; }
   if (!game || d.pos !== posOf(game)) return;
   const box = $('#solution');
   box.style.setProperty('--cols', d.scores.length);
@@ -189,6 +245,7 @@ function drawSolution(d) {
     return e;
   }));
   box.dataset.pos = d.pos;
+  if (!$('#view').hidden) drawView(d.player);
   $('#solution-note').textContent = d.proven
     ? 'Exact scores for the side to move (+ win, = draw, − loss), from the perfect solver.'
     : `Not every column was proven within ${d.nodes} nodes: the known ones are shown.`;
@@ -493,6 +550,11 @@ $('#resign').addEventListener('click', () => { if (game && !game.over) send('res
 $('#show-solution').checked = localStorage.getItem(SOLUTION_KEY) === 'on';
 $('#show-solution').addEventListener('change', (e) => {
   localStorage.setItem(SOLUTION_KEY, e.target.checked ? 'on' : 'off');
+  askSolution();
+});
+$('#show-view').checked = localStorage.getItem(VIEW_KEY) === 'on';
+$('#show-view').addEventListener('change', (e) => {
+  localStorage.setItem(VIEW_KEY, e.target.checked ? 'on' : 'off');
   askSolution();
 });
 document.addEventListener('keydown', (e) => {
