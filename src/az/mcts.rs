@@ -405,6 +405,29 @@ impl<B: Bits> Tree<B> {
         }
     }
 
+    /// Raises the root's priors to the power 1/`t` and normalises them
+    /// (softmax of the logits divided by `t`): above 1 the search spreads
+    /// over more columns. Nothing happens at `t` = 1 or before the root is
+    /// expanded.
+    pub fn temper_root(&mut self, t: f32) {
+        let root = self.nodes[self.root as usize];
+        if t == 1.0 || root.first_child == NONE || root.children == 0 {
+            return;
+        }
+        let range = root.first_child as usize..root.first_child as usize + root.children as usize;
+        let powered: Vec<f64> = range
+            .clone()
+            .map(|i| (self.nodes[i].prior as f64).powf(1.0 / t as f64))
+            .collect();
+        let sum: f64 = powered.iter().sum();
+        if sum <= 0.0 || !sum.is_finite() {
+            return;
+        }
+        for (i, p) in range.zip(powered) {
+            self.nodes[i].prior = (p / sum) as f32;
+        }
+    }
+
     /// The root's prior per column (0 for illegal columns and before the
     /// root is expanded), noise included if any was added.
     pub fn root_priors(&self, cols: usize) -> Vec<f32> {
@@ -784,6 +807,26 @@ mod tests {
             .collect();
         assert!((priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(priors.iter().any(|p| (p - 1.0 / 7.0).abs() > 1e-3));
+    }
+
+    /// Tempered priors are softmax(logits / t): t = 2 of logits [2, 0, …]
+    /// gives e^1 against 1 for the rest; t = 1 leaves them as they are.
+    #[test]
+    fn tempered_root_priors_are_the_softmax_of_logits_over_t() {
+        let g = Geometry::<u64>::new(BoardConfig::default());
+        let mut tree = Tree::new(Position::<u64>::empty());
+        let logits = [2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        tree.expand(&g, 0, &Position::<u64>::empty(), &logits);
+        let priors = |tree: &Tree<u64>| tree.root_priors(7);
+        let before = priors(&tree);
+        tree.temper_root(1.0);
+        assert_eq!(priors(&tree), before);
+        tree.temper_root(2.0);
+        let e = 1f32.exp();
+        let want: Vec<f32> = (0..7).map(|c| if c == 0 { e } else { 1.0 } / (e + 6.0)).collect();
+        for (p, w) in priors(&tree).iter().zip(&want) {
+            assert!((p - w).abs() < 1e-5, "{:?} against {want:?}", priors(&tree));
+        }
     }
 
     #[test]

@@ -415,6 +415,7 @@ pub fn selfplay_bench(
             c_puct: 2.5,
             dirichlet_alpha: 0.5,
             dirichlet_weight: 0.25,
+            root_prior_temperature: 1.0,
             temperature_moves: 15,
             full_search_share: 1.0,
             fast_simulations: simulations,

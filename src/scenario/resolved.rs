@@ -197,6 +197,7 @@ fn train_value(t: &TrainSettings) -> Value {
                 ("c_puct", float32(m.c_puct)),
                 ("dirichlet_alpha", float32(m.dirichlet_alpha)),
                 ("dirichlet_weight", float32(m.dirichlet_weight)),
+                ("root_prior_temperature", float32(m.root_prior_temperature)),
             ]),
         ),
         ("self_play", self_play_value(&t.self_play)),

@@ -14,6 +14,7 @@
 //! | `mcts.c_puct` | number > 0 | `2.5` |
 //! | `mcts.dirichlet_alpha` | number > 0 | `0.5` |
 //! | `mcts.dirichlet_weight` | number in [0, 1] | `0.25` |
+//! | `mcts.root_prior_temperature` *(c4sim)* | number > 0: the root's priors in self-play's full searches become p^(1/T), normalised, before the noise (> 1 flattens them; AlphaZero.jl's prior temperature) | `1` |
 //! | `self_play.games_per_iteration` | whole number ≥ 1 | `100` |
 //! | `self_play.temperature_moves` | whole number ≥ 0 | `15` |
 //! | `self_play.workers` *(c4sim)* | whole number ≥ 0: self-play threads, each with its own inference; 0 = one per core (1 on a GPU) | `0` |
@@ -80,6 +81,9 @@ pub struct MctsSettings {
     pub c_puct: f32,
     pub dirichlet_alpha: f32,
     pub dirichlet_weight: f32,
+    /// Self-play's root priors become p^(1/T) before the noise (1: as the
+    /// network gives them).
+    pub root_prior_temperature: f32,
 }
 
 /// `self_play:` how games are generated.
@@ -250,6 +254,7 @@ impl Default for TrainSettings {
                 c_puct: 2.5,
                 dirichlet_alpha: 0.5,
                 dirichlet_weight: 0.25,
+                root_prior_temperature: 1.0,
             },
             self_play: SelfPlaySettings {
                 games_per_iteration: 100,
@@ -339,7 +344,13 @@ const DISTRIBUTED_KEYS: [&str; 5] = [
     "worker_threads",
 ];
 const NETWORK_KEYS: [&str; 3] = ["blocks", "channels", "value_hidden"];
-const MCTS_KEYS: [&str; 4] = ["simulations", "c_puct", "dirichlet_alpha", "dirichlet_weight"];
+const MCTS_KEYS: [&str; 5] = [
+    "simulations",
+    "c_puct",
+    "dirichlet_alpha",
+    "dirichlet_weight",
+    "root_prior_temperature",
+];
 const SELF_PLAY_KEYS: [&str; 12] = [
     "games_per_iteration",
     "temperature_moves",
@@ -557,6 +568,9 @@ fn parse_mcts(doc: Doc, e: &[(Node, Node)], m: &mut MctsSettings) -> Result<(), 
     }
     if let Some((_, v)) = get(e, "dirichlet_weight") {
         m.dirichlet_weight = number(doc, "dirichlet_weight", v, 0.0, false, 1.0)? as f32;
+    }
+    if let Some((_, v)) = get(e, "root_prior_temperature") {
+        m.root_prior_temperature = number(doc, "root_prior_temperature", v, 0.0, true, f64::INFINITY)? as f32;
     }
     Ok(())
 }
@@ -818,6 +832,9 @@ mod tests {
         assert!(e.contains("did you mean `simulations`"), "{e}");
         let e = train("  mcts: { c_puct: -1 }\n").unwrap_err();
         assert!(e.contains("`c_puct` must be more than 0"), "{e}");
+        let t = train("  mcts: { root_prior_temperature: 1.5 }\n").unwrap();
+        assert_eq!(t.mcts.root_prior_temperature, 1.5);
+        assert!(train("  mcts: { root_prior_temperature: 0 }\n").is_err());
         let e = train("  mcts: { dirichlet_weight: 2 }\n").unwrap_err();
         assert!(e.contains("at most 1"), "{e}");
         let e = train("  optimizer: { learning_rate: fast }\n").unwrap_err();

@@ -33,6 +33,8 @@ pub struct SelfPlayConfig {
     pub c_puct: f32,
     pub dirichlet_alpha: f32,
     pub dirichlet_weight: f32,
+    /// The root's priors become p^(1/T) before the noise (1: unchanged).
+    pub root_prior_temperature: f32,
     pub temperature_moves: u32,
     /// Playout cap randomization (KataGo): each move is a full search
     /// (`simulations`, root noise, recorded as a training position) with
@@ -86,6 +88,7 @@ impl SelfPlayConfig {
             c_puct: s.mcts.c_puct,
             dirichlet_alpha: s.mcts.dirichlet_alpha,
             dirichlet_weight: s.mcts.dirichlet_weight,
+            root_prior_temperature: s.mcts.root_prior_temperature,
             temperature_moves: s.self_play.temperature_moves,
             full_search_share: s.self_play.full_search_share,
             fast_simulations: s.self_play.fast_simulations.unwrap_or(s.mcts.simulations),
@@ -221,6 +224,14 @@ impl<B: Bits> Slot<B> {
         }
     }
 
+    /// A full search's root, made to explore: its priors tempered
+    /// (`root_prior_temperature`), then Dirichlet noise mixed in.
+    fn explore_root(&mut self, cfg: &SelfPlayConfig) {
+        self.tree.temper_root(cfg.root_prior_temperature);
+        self.tree
+            .add_root_noise(&mut self.rng, cfg.dirichlet_alpha, cfg.dirichlet_weight);
+    }
+
     /// Applies a network output to the pending leaf.
     fn apply(
         &mut self,
@@ -236,8 +247,7 @@ impl<B: Bits> Slot<B> {
         self.tree.backup(&self.path, value);
         if root {
             if self.full && !cfg.gumbel {
-                self.tree
-                    .add_root_noise(&mut self.rng, cfg.dirichlet_alpha, cfg.dirichlet_weight);
+                self.explore_root(cfg);
             }
         } else {
             self.sims_done += 1;
@@ -380,8 +390,7 @@ impl<B: Bits> Slot<B> {
         self.sims_done = 0;
         self.full = self.draw_full(cfg);
         if self.full && self.tree.root_expanded() {
-            self.tree
-                .add_root_noise(&mut self.rng, cfg.dirichlet_alpha, cfg.dirichlet_weight);
+            self.explore_root(cfg);
         }
         None
     }
@@ -616,6 +625,7 @@ mod tests {
             c_puct: 2.5,
             dirichlet_alpha: 0.5,
             dirichlet_weight: 0.25,
+            root_prior_temperature: 1.0,
             temperature_moves: 4,
             full_search_share: 1.0,
             fast_simulations: 16,

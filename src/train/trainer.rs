@@ -108,7 +108,8 @@ pub(crate) fn settings_json(t: &TrainSettings) -> serde_json::Value {
     json!({
         "network": { "blocks": t.network.blocks, "channels": t.network.channels, "value_hidden": t.network.value_hidden },
         "mcts": { "simulations": t.mcts.simulations, "c_puct": t.mcts.c_puct,
-                  "dirichlet_alpha": t.mcts.dirichlet_alpha, "dirichlet_weight": t.mcts.dirichlet_weight },
+                  "dirichlet_alpha": t.mcts.dirichlet_alpha, "dirichlet_weight": t.mcts.dirichlet_weight,
+                  "root_prior_temperature": t.mcts.root_prior_temperature },
         "self_play": { "games_per_iteration": t.self_play.games_per_iteration, "temperature_moves": t.self_play.temperature_moves,
                        "workers": t.self_play.workers, "concurrent_games": t.self_play.concurrent_games,
                        "cache_size": t.self_play.cache_size, "full_search_share": t.self_play.full_search_share,
