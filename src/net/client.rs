@@ -13,6 +13,7 @@ use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::player::PlayerActor;
 use crate::actors::runner::{start_player, Output};
 use crate::actors::sinks::{JsonWriter, Renderer};
+use crate::game::board::BoardError;
 use crate::game::{Answer, Board, BoardConfig, EndReason, Refusal, DEFAULT_LETTERS, DEFAULT_MAX_INVALID};
 use crate::players::kinds::RunsAs;
 use crate::players::TurnView;
@@ -36,6 +37,49 @@ pub struct JoinConfig {
     pub players: Vec<PlayerSpec>,
     pub seed: u64,
     pub out: Output,
+}
+
+/// Why one client of a join run stopped before its last match. Its
+/// message (the player's name first) is what the run prints for it; the
+/// run goes on with its other clients and then fails with exit code 1.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("{name}: cannot connect to {addr}: {source}")]
+    Connect {
+        name: String,
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error("{name}: no answer from {addr} within {after:?}")]
+    NoAnswer {
+        name: String,
+        addr: String,
+        after: Duration,
+    },
+    #[error("{name}: lost the server: {source}")]
+    Lost { name: String, source: std::io::Error },
+    #[error("{name}: the server closed the connection")]
+    Closed { name: String },
+    #[error("{name}: the server sent an over-long line")]
+    LongLine { name: String },
+    /// A line, or the body of an event, that the client cannot read.
+    #[error("{name}: {why}")]
+    Unreadable { name: String, why: String },
+    /// A refusal the client cannot go on after (a full lobby, a bad move
+    /// and a refused leave are handled where they come).
+    #[error("{name}: the server refused: {code}: {message}")]
+    Refused {
+        name: String,
+        code: String,
+        message: String,
+    },
+    #[error("{name}: the server's board: {source}")]
+    Board { name: String, source: BoardError },
+    /// The player could not be started (its spec's own message).
+    #[error("{0}")]
+    Player(String),
+    #[error("a client stopped: {0}")]
+    Stopped(String),
 }
 
 /// The player's answer in progress (pinned: actix requests are not `Unpin`).
@@ -152,9 +196,9 @@ pub fn match_seed(player_seed: u64, number: u64, seat: usize) -> u64 {
 /// The board of a match the server started: its size as the server sent
 /// it, the win length from the game's own rules ([`GameKind::board`]), since
 /// the protocol does not send that.
-pub fn match_board(game: GameKind, players: usize, width: u64, height: u64) -> Result<BoardConfig, String> {
+pub fn match_board(game: GameKind, players: usize, width: u64, height: u64) -> Result<BoardConfig, BoardError> {
     let rules = game.board(players);
-    Ok(BoardConfig::new(height as usize, width as usize, rules.win_length)?)
+    BoardConfig::new(height as usize, width as usize, rules.win_length)
 }
 
 fn int(body: &Option<Map<String, Value>>, key: &str) -> Option<u64> {
@@ -166,13 +210,20 @@ fn text<'a>(body: &'a Option<Map<String, Value>>, key: &str) -> Option<&'a str> 
 }
 
 impl Client {
+    fn unreadable(&self, why: String) -> ClientError {
+        ClientError::Unreadable {
+            name: self.name.clone(),
+            why,
+        }
+    }
+
     async fn send(
         &mut self,
         match_id: Option<&str>,
         method: Method,
         params: Option<Value>,
         what: Pending,
-    ) -> Result<(), String> {
+    ) -> Result<(), ClientError> {
         self.next_id += 1;
         let id = self.next_id.to_string();
         let line = req_line(&id, match_id, method.as_str(), params.as_ref());
@@ -180,10 +231,13 @@ impl Client {
         self.w
             .write_all(line.as_bytes())
             .await
-            .map_err(|e| format!("{}: lost the server: {e}", self.name))
+            .map_err(|source| ClientError::Lost {
+                name: self.name.clone(),
+                source,
+            })
     }
 
-    async fn subscribe(&mut self) -> Result<(), String> {
+    async fn subscribe(&mut self) -> Result<(), ClientError> {
         let game = self.game.as_str();
         self.send(
             None,
@@ -224,21 +278,27 @@ impl Client {
 }
 
 /// Plays one listed player's matches; returns its tally.
-async fn play(cfg: JoinConfig, index: usize) -> Result<Tally, String> {
+async fn play(cfg: JoinConfig, index: usize) -> Result<Tally, ClientError> {
     let spec = cfg.players[index].clone();
     let name = spec.name.clone();
     let addr = cfg.settings.server.clone();
     let stream = match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(&addr)).await {
         Ok(Ok(s)) => s,
-        Ok(Err(e)) => return Err(format!("{name}: cannot connect to {addr}: {e}")),
-        Err(_) => return Err(format!("{name}: no answer from {addr} within {CONNECT_TIMEOUT:?}")),
+        Ok(Err(source)) => return Err(ClientError::Connect { name, addr, source }),
+        Err(_) => {
+            return Err(ClientError::NoAnswer {
+                name,
+                addr,
+                after: CONNECT_TIMEOUT,
+            })
+        }
     };
     let _ = stream.set_nodelay(true);
     let (rd, w) = stream.into_split();
     let mut lines = LineReader::new(BufReader::new(rd), MAX_SERVER_LINE);
     let game = cfg.settings.game;
     let seed = seed::derive(cfg.seed, 0, index as u64);
-    let actor = start_player(&spec, seed, cfg.out, game.max_players())?;
+    let actor = start_player(&spec, seed, cfg.out, game.max_players()).map_err(ClientError::Player)?;
     let show_boards = !cfg.out.json
         && cfg.out.style != RenderStyle::None
         && (spec.kind.runs_as() == RunsAs::Human || cfg.players.len() == 1);
@@ -280,17 +340,17 @@ async fn drive(
     c: &mut Client,
     lines: &mut LineReader<BufReader<tokio::net::tcp::OwnedReadHalf>>,
     actor: &Addr<PlayerActor>,
-) -> Result<(), String> {
+) -> Result<(), ClientError> {
     let mut thinking: Option<Asking> = None;
     loop {
         tokio::select! {
             line = lines.next_line() => {
                 let line = match line {
                     Ok(Some(Line::Text(t))) => String::from_utf8_lossy(&t).into_owned(),
-                    Ok(Some(Line::TooLong { .. })) => return Err(format!("{}: the server sent an over-long line", c.name)),
-                    Ok(None) | Err(_) => return Err(format!("{}: the server closed the connection", c.name)),
+                    Ok(Some(Line::TooLong { .. })) => return Err(ClientError::LongLine { name: c.name.clone() }),
+                    Ok(None) | Err(_) => return Err(ClientError::Closed { name: c.name.clone() }),
                 };
-                let msg = parse_server_line(&line).map_err(|e| format!("{}: {e}", c.name))?;
+                let msg = parse_server_line(&line).map_err(|why| c.unreadable(why))?;
                 if handle_line(c, msg, actor, &mut thinking).await? {
                     return Ok(());
                 }
@@ -310,7 +370,7 @@ async fn answer(
     reply: Reply,
     actor: &Addr<PlayerActor>,
     thinking: &mut Option<Asking>,
-) -> Result<(), String> {
+) -> Result<(), ClientError> {
     let Some(m) = c.current.as_ref() else { return Ok(()) };
     let match_id = m.id.clone();
     match reply {
@@ -353,7 +413,7 @@ async fn handle_line(
     msg: ServerLine,
     actor: &Addr<PlayerActor>,
     thinking: &mut Option<Asking>,
-) -> Result<bool, String> {
+) -> Result<bool, ClientError> {
     match msg {
         ServerLine::Ok { id, body } => on_ok(c, id, body).await?,
         ServerLine::Err { id, code, message } => on_refused(c, id, code, message).await?,
@@ -366,7 +426,7 @@ async fn handle_line(
 
 /// A request was accepted: takes the next step of the way into the lobby
 /// (hello, then login, then subscribe, then ready).
-async fn on_ok(c: &mut Client, id: String, body: Option<Map<String, Value>>) -> Result<(), String> {
+async fn on_ok(c: &mut Client, id: String, body: Option<Map<String, Value>>) -> Result<(), ClientError> {
     match c.pending.remove(&id) {
         Some(Pending::Hello) => {
             let name = c.name.clone();
@@ -399,7 +459,7 @@ async fn on_refused(
     id: String,
     code: Result<ErrorCode, String>,
     message: Option<String>,
-) -> Result<(), String> {
+) -> Result<(), ClientError> {
     let what = c.pending.remove(&id);
     let message = message.unwrap_or_default();
     match (what, &code) {
@@ -423,7 +483,13 @@ async fn on_refused(
         (Some(Pending::Action(_) | Pending::Leave), _) => {
             tracing::warn!("{}: {}: {message}", c.name, as_sent(&code));
         }
-        (_, _) => return Err(format!("{}: the server refused: {}: {message}", c.name, as_sent(&code))),
+        (_, _) => {
+            return Err(ClientError::Refused {
+                name: c.name.clone(),
+                code: as_sent(&code),
+                message,
+            })
+        }
     }
     Ok(())
 }
@@ -437,7 +503,7 @@ async fn on_event(
     body: Option<Map<String, Value>>,
     actor: &Addr<PlayerActor>,
     thinking: &mut Option<Asking>,
-) -> Result<bool, String> {
+) -> Result<bool, ClientError> {
     match event {
         Ok(event @ (Event::LobbyUpdate | Event::LobbyCountdown)) => {
             tracing::debug!(
@@ -470,7 +536,7 @@ async fn start_match(
     match_id: Option<String>,
     body: &Option<Map<String, Value>>,
     actor: &Addr<PlayerActor>,
-) -> Result<(), String> {
+) -> Result<(), ClientError> {
     let names: Vec<String> = body
         .as_ref()
         .and_then(|b| b.get("participants"))
@@ -480,9 +546,12 @@ async fn start_match(
     let (w, h) = (int(body, "width"), int(body, "height"));
     let me = names.iter().position(|n| *n == c.name);
     let (Some(m), Some(me), Some(w), Some(h)) = (match_id, me, w, h) else {
-        return Err(format!("{}: a match start it cannot read", c.name));
+        return Err(c.unreadable("a match start it cannot read".into()));
     };
-    let cfg = match_board(c.game, names.len(), w, h).map_err(|e| format!("{}: the server's board: {e}", c.name))?;
+    let cfg = match_board(c.game, names.len(), w, h).map_err(|source| ClientError::Board {
+        name: c.name.clone(),
+        source,
+    })?;
     c.number += 1;
     let _ = actor
         .send(NewGame {
@@ -520,14 +589,14 @@ async fn start_match(
 
 /// `game.action`: plays a move of the current match on the client's board
 /// (warning when it lands elsewhere than the server says) and shows it.
-fn play_action(c: &mut Client, match_id: Option<String>, body: &Option<Map<String, Value>>) -> Result<(), String> {
+fn play_action(c: &mut Client, match_id: Option<String>, body: &Option<Map<String, Value>>) -> Result<(), ClientError> {
     let Some(m) = c.current.as_mut().filter(|m| Some(&m.id) == match_id.as_ref()) else {
         return Ok(());
     };
     let (player, col, row) = (text(body, "player"), int(body, "move"), int(body, "row"));
     let (Some(seat), Some(col), Some(row)) = (player.and_then(|p| m.names.iter().position(|n| n == p)), col, row)
     else {
-        return Err(format!("{}: a move it cannot read", c.name));
+        return Err(c.unreadable("a move it cannot read".into()));
     };
     match m.board.drop_piece(col as usize, seat) {
         Ok(r) if r as u64 == row => {}
@@ -586,7 +655,7 @@ async fn finish_match(
     body: &Option<Map<String, Value>>,
     actor: &Addr<PlayerActor>,
     thinking: &mut Option<Asking>,
-) -> Result<bool, String> {
+) -> Result<bool, ClientError> {
     let Some(m) = c.current.take().filter(|m| Some(&m.id) == match_id.as_ref()) else {
         return Ok(false);
     };
@@ -651,7 +720,7 @@ pub fn join(cfg: JoinConfig) -> Result<(), ModeError> {
                 .collect();
             let mut results = Vec::new();
             for h in handles {
-                results.push(h.await.unwrap_or_else(|e| Err(format!("a client stopped: {e}"))));
+                results.push(h.await.unwrap_or_else(|e| Err(ClientError::Stopped(e.to_string()))));
             }
             let mut tallies = Vec::new();
             let mut failed = 0;
