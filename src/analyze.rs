@@ -25,7 +25,7 @@ pub fn analyze_line(strategy: &mut dyn Strategy, cfg: BoardConfig, line: &str) -
     let position = line.trim();
     let (moves, game) = match game_after(position, cfg) {
         Ok(g) => g,
-        Err(e) => return json!({"position": position, "error": e}),
+        Err(e) => return json!({"position": position, "error": e.to_string()}),
     };
     let view = TurnView::of(&game, 0, moves.len() % 2, &DEFAULT_LETTERS, None);
     let (answer, scores) = strategy.analyze(&view);

@@ -305,15 +305,15 @@ impl<B: Bits> Position<B> {
     }
 
     /// From a move list (columns from 0), checking legality.
-    pub fn from_moves(geo: &Geometry<B>, moves: &[usize]) -> Result<Self, String> {
+    pub fn from_moves(geo: &Geometry<B>, moves: &[usize]) -> Result<Self, super::board::BoardError> {
         let mut p = Self::empty();
         for (i, &c) in moves.iter().enumerate() {
             if !p.is_legal(geo, c) {
-                return Err(format!("move {} (column {c}) is not legal", i + 1));
+                return Err(super::board::BoardError::IllegalMove(i + 1, c));
             }
             let (next, status) = p.play(geo, c);
             if status != Status::Ongoing && i + 1 < moves.len() {
-                return Err(format!("the game is already over after move {}", i + 1));
+                return Err(super::board::BoardError::OverAfter(i + 1));
             }
             p = next;
         }

@@ -66,6 +66,19 @@ pub enum BoardError {
     Letter(char, usize),
     #[error("column {0} has a piece above an empty cell")]
     Floating(usize),
+    /// A move string's token that is not a column of the board.
+    #[error("`{0}` is not a column from 1 to {1}")]
+    NotAColumn(String, usize),
+    /// Move `n` (from 1) of a move list is not legal (out of range or full).
+    #[error("move {0} (column {1}) is not legal")]
+    IllegalMove(usize, usize),
+    /// The moves go on after the game has ended.
+    #[error("the game is already over after move {0}")]
+    OverAfter(usize),
+    #[error("opening move {0} (column {1}) is illegal")]
+    OpeningIllegal(usize, usize),
+    #[error("opening move {0} (column {1}) ends the game")]
+    OpeningEnds(usize, usize),
 }
 
 impl BoardError {

@@ -5,14 +5,14 @@
 //! columns from 1 as people do (`4453`); for boards wider than 9 columns the
 //! columns are separated by commas or spaces (`10,11,4`).
 
-use super::board::BoardConfig;
+use super::board::{BoardConfig, BoardError};
 use super::rules::{Answer, Game, Step};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// Parses a move string into columns numbered from 0.
-pub fn parse_move_string(s: &str, cols: usize) -> Result<Vec<usize>, String> {
+pub fn parse_move_string(s: &str, cols: usize) -> Result<Vec<usize>, BoardError> {
     let s = s.trim();
     if s.is_empty() {
         return Ok(Vec::new());
@@ -29,7 +29,7 @@ pub fn parse_move_string(s: &str, cols: usize) -> Result<Vec<usize>, String> {
         .iter()
         .map(|t| match t.parse::<usize>() {
             Ok(n) if n >= 1 && n <= cols => Ok(n - 1),
-            _ => Err(format!("`{t}` is not a column from 1 to {cols}")),
+            _ => Err(BoardError::NotAColumn(t.clone(), cols)),
         })
         .collect()
 }
@@ -79,7 +79,7 @@ pub fn shuffled_openings(cfg: BoardConfig, plies: usize, seed: u64) -> Vec<Vec<u
 /// The two-player game after the move string `s` (columns from 1) on
 /// `cfg`, with its moves (columns from 0): refused when a column is out of
 /// range or full, or when the moves already end the game.
-pub fn game_after(s: &str, cfg: BoardConfig) -> Result<(Vec<usize>, Game), String> {
+pub fn game_after(s: &str, cfg: BoardConfig) -> Result<(Vec<usize>, Game), BoardError> {
     let moves = parse_move_string(s, cfg.cols)?;
     let game = Game::with_opening(cfg, 2, 1, &moves)?;
     Ok((moves, game))

@@ -164,13 +164,18 @@ impl Game {
 
     /// A game that starts after `opening` (columns from 0). Refused when an
     /// opening move is illegal or already ends the game.
-    pub fn with_opening(cfg: BoardConfig, seats: usize, max_invalid: u32, opening: &[usize]) -> Result<Self, String> {
+    pub fn with_opening(
+        cfg: BoardConfig,
+        seats: usize,
+        max_invalid: u32,
+        opening: &[usize],
+    ) -> Result<Self, super::board::BoardError> {
         let mut g = Game::new(cfg, seats, max_invalid);
         for (i, &c) in opening.iter().enumerate() {
             match g.submit(Answer::Column(c as i64)) {
                 Step::Moved { .. } if g.outcome.is_none() => {}
-                Step::Moved { .. } => return Err(format!("opening move {} (column {c}) ends the game", i + 1)),
-                _ => return Err(format!("opening move {} (column {c}) is illegal", i + 1)),
+                Step::Moved { .. } => return Err(super::board::BoardError::OpeningEnds(i + 1, c)),
+                _ => return Err(super::board::BoardError::OpeningIllegal(i + 1, c)),
             }
         }
         Ok(g)

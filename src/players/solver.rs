@@ -225,9 +225,13 @@ pub fn read_scores(path: &std::path::Path) -> Result<ScoreBook, String> {
 }
 
 /// Reads and parses a file, every error prefixed with `what` and its path.
-fn read_file<T>(what: &str, path: &std::path::Path, parse: fn(&[u8]) -> Result<T, String>) -> Result<T, String> {
-    let at = |e: String| format!("{what} {}: {e}", path.display());
-    parse(&std::fs::read(path).map_err(|e| at(e.to_string()))?).map_err(at)
+fn read_file<T>(
+    what: &str,
+    path: &std::path::Path,
+    parse: fn(&[u8]) -> Result<T, crate::solver::book::BookFileError>,
+) -> Result<T, String> {
+    let at = |e: &dyn std::fmt::Display| format!("{what} {}: {e}", path.display());
+    parse(&std::fs::read(path).map_err(|e| at(&e))?).map_err(|e| at(&e))
 }
 
 /// The best column of `scores` and its score, ties to the centre-most

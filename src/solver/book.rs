@@ -27,6 +27,39 @@
 use super::{Pos, Solver};
 use std::collections::BTreeMap;
 
+/// Why the bytes of a book file (the opening book or the score book) are
+/// not a book c4sim can use; `what` names the kind of file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BookFileError {
+    #[error("not a {what}: no header line")]
+    NoHeader { what: &'static str },
+    #[error("not a {what}: header is not text")]
+    HeaderNotText { what: &'static str },
+    #[error("not a {what} ({magic}): {header:?}")]
+    Magic {
+        what: &'static str,
+        magic: &'static str,
+        header: String,
+    },
+    #[error("bad header field {0:?}")]
+    Field(String),
+    #[error("the header needs 5 numbers, got {0:?}")]
+    Numbers(String),
+    #[error("the header names no board: {0:?}")]
+    NoBoard(String),
+    #[error("{count} entries announced ({expected} bytes), {got} bytes follow")]
+    Length { count: u64, expected: u64, got: usize },
+    #[error("an entry's column {0} is off the board")]
+    Column(u8),
+    #[error("the book is for {rows}x{cols} (win {win}), the solver's board is {board}")]
+    OtherBoard {
+        rows: u8,
+        cols: u8,
+        win: u8,
+        board: crate::game::BoardConfig,
+    },
+}
+
 const MAGIC: &str = "c4sim-solver-book 1";
 
 /// See the module doc.
@@ -202,14 +235,16 @@ impl Book {
     }
 
     /// Reads [`Book::to_bytes`]' output for `solver`'s board.
-    pub fn from_bytes(solver: &Solver, bytes: &[u8]) -> Result<Book, String> {
+    pub fn from_bytes(solver: &Solver, bytes: &[u8]) -> Result<Book, BookFileError> {
         let book = Book::parse(bytes)?;
         if !book.fits(solver.config()) {
-            let (r, c, w) = book.shape;
-            return Err(format!(
-                "the book is for {r}x{c} (win {w}), the solver's board is {}",
-                solver.config()
-            ));
+            let (rows, cols, win) = book.shape;
+            return Err(BookFileError::OtherBoard {
+                rows,
+                cols,
+                win,
+                board: solver.config(),
+            });
         }
         Ok(book)
     }
@@ -220,7 +255,7 @@ impl Book {
     }
 
     /// Reads [`Book::to_bytes`]' output for whatever board it names.
-    pub fn parse(bytes: &[u8]) -> Result<Book, String> {
+    pub fn parse(bytes: &[u8]) -> Result<Book, BookFileError> {
         let ([r, c, w, depth, count], body) = read_header(bytes, MAGIC, "solver book")?;
         let mut book = Book {
             shape: (r as u8, c as u8, w as u8),
@@ -230,16 +265,16 @@ impl Book {
             entries: BTreeMap::new(),
         };
         if body.len() as u64 != count * 10 {
-            return Err(format!(
-                "the book should hold {count} entries ({} bytes), it has {} bytes",
-                count * 10,
-                body.len()
-            ));
+            return Err(BookFileError::Length {
+                count,
+                expected: count.saturating_mul(10),
+                got: body.len(),
+            });
         }
         for e in body.chunks_exact(10) {
             let key = u64::from_le_bytes(e[..8].try_into().unwrap());
             if e[8] as u64 >= c {
-                return Err(format!("an entry's column {} is off the board", e[8]));
+                return Err(BookFileError::Column(e[8]));
             }
             book.entries.insert(key, (e[8], e[9] as i8));
         }
@@ -250,24 +285,30 @@ impl Book {
 /// A book file's header line, `MAGIC R C W DEPTH COUNT` (a board of 1 to
 /// 64 on each count): its five numbers and the bytes after it; `what` names
 /// the kind of file in errors.
-pub(super) fn read_header<'a>(bytes: &'a [u8], magic: &str, what: &str) -> Result<([u64; 5], &'a [u8]), String> {
+pub(super) fn read_header<'a>(
+    bytes: &'a [u8],
+    magic: &'static str,
+    what: &'static str,
+) -> Result<([u64; 5], &'a [u8]), BookFileError> {
     let nl = bytes
         .iter()
         .position(|&b| b == b'\n')
-        .ok_or_else(|| format!("not a {what}: no header line"))?;
-    let header = std::str::from_utf8(&bytes[..nl]).map_err(|_| format!("not a {what}: header is not text"))?;
-    let rest = header
-        .strip_prefix(magic)
-        .ok_or_else(|| format!("not a {what} ({magic}): {header:?}"))?;
+        .ok_or(BookFileError::NoHeader { what })?;
+    let header = std::str::from_utf8(&bytes[..nl]).map_err(|_| BookFileError::HeaderNotText { what })?;
+    let rest = header.strip_prefix(magic).ok_or_else(|| BookFileError::Magic {
+        what,
+        magic,
+        header: header.to_string(),
+    })?;
     let nums: Vec<u64> = rest
         .split_whitespace()
-        .map(|t| t.parse::<u64>().map_err(|_| format!("bad header field {t:?}")))
+        .map(|t| t.parse::<u64>().map_err(|_| BookFileError::Field(t.to_string())))
         .collect::<Result<_, _>>()?;
     let nums: [u64; 5] = nums
         .try_into()
-        .map_err(|_| format!("the header needs 5 numbers, got {header:?}"))?;
+        .map_err(|_| BookFileError::Numbers(header.to_string()))?;
     if nums[..3].iter().any(|&n| n == 0 || n > 64) {
-        return Err(format!("the header names no board: {header:?}"));
+        return Err(BookFileError::NoBoard(header.to_string()));
     }
     Ok((nums, &bytes[nl + 1..]))
 }

@@ -132,10 +132,14 @@ impl ScoreBook {
     }
 
     /// Reads a score book's bytes, checking its header and its length.
-    pub fn parse(bytes: &[u8]) -> Result<ScoreBook, String> {
+    pub fn parse(bytes: &[u8]) -> Result<ScoreBook, super::book::BookFileError> {
         let ([r, c, w, plies, count], body) = super::book::read_header(bytes, MAGIC, "c4sim score book")?;
         if body.len() as u64 != count.saturating_mul(9) {
-            return Err(format!("{count} entries announced, {} bytes follow", body.len()));
+            return Err(super::book::BookFileError::Length {
+                count,
+                expected: count.saturating_mul(9),
+                got: body.len(),
+            });
         }
         let entries = body
             .chunks_exact(9)

@@ -3,6 +3,7 @@
 //! message. A position not proven within the budget says which columns are
 //! known and that the rest are not, instead of guessing.
 
+use crate::game::board::BoardError;
 use crate::game::openings::game_after;
 use crate::game::{BoardConfig, DEFAULT_LETTERS};
 use crate::players::solver::{SolverBot, SolverSpec};
@@ -64,9 +65,9 @@ pub fn analysis_spec() -> SolverSpec {
 /// Why a request gets no analysis.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refused {
-    /// `pos` is not a position of this board (the message says why).
+    /// `pos` is not a position of this board.
     #[error("{0}")]
-    Position(String),
+    Position(#[from] BoardError),
     /// The solver (or the player asked for its view) cannot analyse on
     /// this board at all.
     #[error("{0}")]
@@ -85,7 +86,7 @@ pub fn analyze(spec: &SolverSpec, cfg: BoardConfig, pos: &str) -> Result<Value, 
 
 /// [`analyze`] with `bot`, searching at most `nodes` nodes.
 fn analyze_with(bot: &mut SolverBot, nodes: Option<u64>, cfg: BoardConfig, pos: &str) -> Result<Value, Refused> {
-    let (moves, game) = game_after(pos, cfg).map_err(Refused::Position)?;
+    let (moves, game) = game_after(pos, cfg)?;
     bot.fits(cfg).map_err(Refused::Board)?;
     let view = TurnView::of(&game, 0, moves.len() % 2, &DEFAULT_LETTERS, None);
     // The scores alone: no move is chosen, so an unproven position costs
@@ -123,7 +124,7 @@ pub fn has_view(spec: &PlayerSpec) -> bool {
 /// is built for this request, on one thread (an analysis holds one core),
 /// and searches as it plays. Runs the search: call it off the actor's thread.
 pub fn player_view(spec: &PlayerSpec, cfg: BoardConfig, pos: &str) -> Result<Value, Refused> {
-    let (moves, game) = game_after(pos, cfg).map_err(Refused::Position)?;
+    let (moves, game) = game_after(pos, cfg)?;
     let mut spec = spec.clone();
     if let KindSpec::Alphazero(a) = &mut spec.kind {
         a.threads = Some(1);

@@ -13,6 +13,7 @@ use crate::actors::messages::{
 use crate::actors::player::PlayerActor;
 use crate::actors::referee::referee_game;
 use crate::actors::runner::{start_player, Output};
+use crate::game::board::BoardError;
 use crate::game::{Answer, BoardConfig};
 use crate::players::PlayerSpec;
 use crate::scenario::{RenderStyle, DEFAULT_MOVE_TIME};
@@ -333,7 +334,7 @@ impl PlayHub {
         };
         let opening = match pos.as_deref().map(|p| opening_of(p, self.board())).transpose() {
             Ok(o) => o.unwrap_or_default(),
-            Err(why) => return self.error(conn, ErrorCode::BadPosition, why),
+            Err(why) => return self.error(conn, ErrorCode::BadPosition, why.to_string()),
         };
         if let Err((code, why)) = self.start_game(HashSet::from([conn]), sides, opening, ctx) {
             self.error(conn, code, why);
@@ -580,7 +581,7 @@ impl Handler<Analyzed> for PlayHub {
         self.running = self.running.saturating_sub(1);
         match m.result {
             Ok(a) => self.send(m.conn, encode("analysis", None, &a)),
-            Err(Refused::Position(why)) => self.error(m.conn, ErrorCode::BadPosition, why),
+            Err(Refused::Position(why)) => self.error(m.conn, ErrorCode::BadPosition, why.to_string()),
             Err(Refused::Board(why)) => self.error(m.conn, ErrorCode::Busy, format!("no analysis here: {why}")),
         }
     }
@@ -588,7 +589,7 @@ impl Handler<Analyzed> for PlayHub {
 
 /// The opening moves of `pos` (a move string, columns from 1) on `cfg`, or
 /// why it is not a position a game can start from.
-fn opening_of(pos: &str, cfg: BoardConfig) -> Result<Vec<usize>, String> {
+fn opening_of(pos: &str, cfg: BoardConfig) -> Result<Vec<usize>, BoardError> {
     crate::game::openings::game_after(pos, cfg).map(|(moves, _)| moves)
 }
 
