@@ -257,7 +257,6 @@ async fn a_position_from_the_url_shows_the_solvers_scores_and_survives_a_reload(
 /// 2 threads, so a missing or unused book fails here at the 30 s wait;
 /// how long each answer took is printed (the note quotes it).
 #[tokio::test]
-#[ignore = "waits for the complete 6x7 score book (models/solver-scores-6x7.bin, being built) and its `scores` key in players/solver.yaml"]
 async fn early_positions_show_all_seven_scores_at_once_from_the_score_book() {
     if !browser_present() {
         return;
