@@ -389,3 +389,67 @@ fn a_learning_rate_schedule_steps_down_and_is_recorded() {
     assert!(resolved.contains("learning_rate_schedule:"), "{resolved}");
     assert!(resolved.contains("from: 3"), "{resolved}");
 }
+
+/// Every tensor of a safetensors file, flattened.
+fn weights(file: &Path) -> HashMap<String, Vec<f32>> {
+    candle_core::safetensors::load(file, &candle_core::Device::Cpu)
+        .unwrap()
+        .into_iter()
+        .map(|(k, t)| (k, t.flatten_all().unwrap().to_vec1::<f32>().unwrap()))
+        .collect()
+}
+
+/// `optimizer.ema`: each checkpoint's model is the moving average of the
+/// trained weights saved beside it, `ema·previous + (1 − ema)·trained`, and
+/// a resumed run trains on from the trained weights, not the average.
+#[test]
+fn with_ema_the_model_is_the_moving_average_of_the_trained_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = tiny(dir.path(), 2);
+    let text = std::fs::read_to_string(&sc)
+        .unwrap()
+        .replace("weight_decay: 0.0001,", "weight_decay: 0.0001, ema: 0.75,")
+        .replace("eval: { every: 1,", "eval: { every: 0,");
+    assert!(text.contains("ema: 0.75") && text.contains("every: 0"));
+    std::fs::write(&sc, &text).unwrap();
+    let o = train(&sc, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = dir.path().join("out");
+    assert_eq!(checkpoints(&out), ["iter-000001", "iter-000002"]);
+    let ck = |it: u32, f: &str| weights(&out.join(format!("checkpoints/iter-{it:06}/{f}")));
+    let (before, model, trained) = (
+        ck(1, "model.safetensors"),
+        ck(2, "model.safetensors"),
+        ck(2, "trained.safetensors"),
+    );
+    let mut differ = 0;
+    for (name, m) in &model {
+        for ((p, t), m) in before[name].iter().zip(&trained[name]).zip(m) {
+            assert!((m - (0.75 * p + 0.25 * t)).abs() < 1e-5, "{name}: {m} from {p} and {t}");
+            differ += usize::from((m - t).abs() > 1e-4);
+        }
+    }
+    assert!(differ > 100, "the average lags the trained weights: {differ} differ");
+    let resolved = std::fs::read_to_string(out.join("scenario.resolved.yaml")).unwrap();
+    assert!(resolved.contains("ema: 0.75"), "{resolved}");
+
+    // Resumed to a third iteration: it starts from iteration 2's trained
+    // weights (its average is iteration 2's model moved toward them).
+    std::fs::write(&sc, text.replace("iterations: 2", "iterations: 3")).unwrap();
+    let o = train(&sc, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(metrics_rows(&out).len(), 3);
+    let (model3, trained3) = (ck(3, "model.safetensors"), ck(3, "trained.safetensors"));
+    for (name, m) in &model3 {
+        for ((p, t), m) in model[name].iter().zip(&trained3[name]).zip(m) {
+            assert!((m - (0.75 * p + 0.25 * t)).abs() < 1e-5, "{name}: {m} from {p} and {t}");
+        }
+    }
+
+    // `ema: 1` would never take the trained weights: refused.
+    std::fs::write(&sc, text.replace("ema: 0.75", "ema: 1")).unwrap();
+    let o = train(&sc, false);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("`ema` must be at least 0 and below 1, got 1"), "{err}");
+}

@@ -11,6 +11,9 @@ pub const FORMAT: &str = "c4sim-alphazero";
 pub const VERSION: u32 = 1;
 pub const MODEL_FILE: &str = "model.safetensors";
 pub const OPTIMIZER_FILE: &str = "optimizer.safetensors";
+/// With `optimizer.ema`, the trained weights training resumes from;
+/// `MODEL_FILE` then holds their moving average, the network that plays.
+pub const TRAINED_FILE: &str = "trained.safetensors";
 pub const REPLAY_FILE: &str = "replay.bin";
 pub const META_FILE: &str = "meta.json";
 

@@ -502,6 +502,21 @@ impl Net {
         Ok(())
     }
 
+    /// Moves every tensor toward `trained`'s: `self ← keep·self + (1 − keep)·trained`,
+    /// running statistics included — one step of the exponential moving
+    /// average that `optimizer.ema` plays with. Both nets have one shape.
+    pub fn average_toward(&self, trained: &Net, keep: f64) -> Result<()> {
+        let theirs = trained.tensors();
+        for (name, v, _) in self.named() {
+            let t = theirs
+                .get(&name)
+                .ok_or_else(|| candle_core::Error::Msg(format!("no tensor `{name}`")))?;
+            let blended = ((v.as_tensor() * keep)? + (t.to_device(&self.device)? * (1.0 - keep))?)?;
+            v.set(&blended)?;
+        }
+        Ok(())
+    }
+
     /// A copy on another device (or the same one), sharing nothing.
     pub fn duplicate(&self, device: &Device) -> Result<Net> {
         let copy = Net::new(self.shape, 0, device)?;
@@ -733,6 +748,29 @@ mod tests {
             gopt.step(&grown, &l).unwrap();
         }
         assert!(grown.loss(&x, &p, &z).unwrap().0.to_scalar::<f32>().unwrap() < before);
+    }
+
+    /// Every tensor, running statistics included, moves to the blend the
+    /// moving average asks for, and the trained network is left as it was.
+    #[test]
+    fn averaging_toward_a_network_blends_every_tensor() {
+        let played = Net::new(small(), 1, &Device::Cpu).unwrap();
+        let trained = Net::new(small(), 2, &Device::Cpu).unwrap();
+        let (a, b) = (played.host_weights().unwrap(), trained.host_weights().unwrap());
+        played.average_toward(&trained, 0.75).unwrap();
+        let c = played.host_weights().unwrap();
+        assert_eq!(trained.host_weights().unwrap(), b);
+        assert_eq!(c.len(), a.len());
+        let mut moved = 0;
+        for (name, got) in &c {
+            for ((x, y), z) in a[name].iter().zip(&b[name]).zip(got) {
+                assert!((z - (0.75 * x + 0.25 * y)).abs() < 1e-6, "{name}: {z} vs {x}, {y}");
+                moved += usize::from(x != y);
+            }
+        }
+        assert!(moved > 100, "the two seeds' weights differ");
+        played.average_toward(&trained, 0.0).unwrap();
+        assert_eq!(played.host_weights().unwrap(), b);
     }
 
     #[test]

@@ -274,6 +274,7 @@ fn optimizer_value(o: &train::OptimizerSettings) -> Value {
             ),
         ),
         ("weight_decay", Value::from(o.weight_decay)),
+        ("ema", Value::from(o.ema)),
         ("threads", Value::from(o.threads)),
     ])
 }

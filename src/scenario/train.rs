@@ -32,6 +32,7 @@
 //! | `optimizer.learning_rate` | number > 0 | `0.001` |
 //! | `optimizer.learning_rate_schedule` *(c4sim)* | a list of `{from: N, learning_rate: X}`, `from` (an iteration ≥ 1) strictly increasing: from iteration N on, train at X (a step schedule); before the first entry, `learning_rate` | `[]` |
 //! | `optimizer.weight_decay` | number ≥ 0 | `0.0001` |
+//! | `optimizer.ema` *(c4sim)* | number in [0, 1): the network that plays (self-play, evaluation, the saved model) is an exponential moving average of the trained weights, taken once an iteration after its steps: `played ← ema·played + (1 − ema)·trained`, batch-norm statistics included; training goes on from the trained weights (kept beside the model in a checkpoint). 0 = off: the trained network plays | `0` |
 //! | `optimizer.threads` *(c4sim)* | whole number ≥ 0: CPU threads for training steps; 0 = one per core. Tiny networks train faster on 1 (see docs/alphazero.md) | `0` |
 //! | `replay.capacity` | whole number ≥ 1 | `200000` |
 //! | `replay.min_size` | whole number ≥ 0: positions needed before training starts | `20000` |
@@ -122,6 +123,11 @@ pub struct OptimizerSettings {
     /// as AlphaZero's, so a resumed run keeps one file as its whole recipe.
     pub learning_rate_schedule: Vec<(u32, f64)>,
     pub weight_decay: f64,
+    /// `ema`: the played network's share of itself kept each iteration
+    /// (an exponential moving average of the trained weights); 0 = off.
+    /// Averaging damps the iteration-to-iteration noise of the weights
+    /// that self-play and evaluation see, as KataGo's averaged networks.
+    pub ema: f64,
     /// 0 = one per core.
     pub threads: u32,
 }
@@ -276,6 +282,7 @@ impl Default for TrainSettings {
                 learning_rate: 1e-3,
                 learning_rate_schedule: Vec::new(),
                 weight_decay: 1e-4,
+                ema: 0.0,
                 threads: 0,
             },
             replay: ReplaySettings {
@@ -365,12 +372,13 @@ const SELF_PLAY_KEYS: [&str; 12] = [
     "exact_policy_nodes",
     "gumbel",
 ];
-const OPTIMIZER_KEYS: [&str; 6] = [
+const OPTIMIZER_KEYS: [&str; 7] = [
     "steps_per_iteration",
     "batch_size",
     "learning_rate",
     "learning_rate_schedule",
     "weight_decay",
+    "ema",
     "threads",
 ];
 const REPLAY_KEYS: [&str; 3] = ["capacity", "min_size", "average_duplicates"];
@@ -622,6 +630,15 @@ fn parse_optimizer(doc: Doc, e: &[(Node, Node)], o: &mut OptimizerSettings) -> R
     }
     if let Some((_, v)) = get(e, "weight_decay") {
         o.weight_decay = number(doc, "weight_decay", v, 0.0, false, f64::INFINITY)?;
+    }
+    if let Some((_, v)) = get(e, "ema") {
+        o.ema = number(doc, "ema", v, 0.0, false, 1.0)?;
+        if o.ema >= 1.0 {
+            return Err(doc.err(
+                v.pos(),
+                format!("`ema` must be at least 0 and below 1, got {}: 1 would never take the trained weights (0 turns it off)", o.ema),
+            ));
+        }
     }
     Ok(())
 }

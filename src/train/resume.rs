@@ -1,21 +1,47 @@
 //! What a training run starts from: its newest checkpoint (the network, the
 //! optimizer's moments, the replay buffer and the metrics so far, after
 //! checking the board and the network's shape), or a new network from the
-//! run's seed.
+//! run's seed. With `optimizer.ema` a checkpoint holds two networks: the
+//! trained weights (`trained.safetensors`), which training continues from,
+//! and their moving average (`model.safetensors`), which plays.
 
 use super::checkpoint;
 use super::metrics::Row;
 use super::replay::Replay;
-use crate::az::meta::{BoardMeta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE};
+use crate::az::meta::{BoardMeta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE, TRAINED_FILE};
 use crate::az::network::{AdamW, Net, NetShape};
 use crate::game::BoardConfig;
 use crate::scenario::train::TrainSettings;
 use crate::util::seed;
 use std::path::Path;
 
-/// What a run trains: the network, its optimizer, the replay buffer, the
-/// metrics so far and the iterations done.
-pub(super) type Trained = (Net, AdamW, Replay, Vec<Row>, u32);
+/// What a run trains and carries from one iteration to the next.
+pub(super) struct Trained {
+    /// The network the optimizer steps.
+    pub net: Net,
+    /// With `optimizer.ema`, the moving average of `net` that plays
+    /// (self-play, evaluation, the saved model); `None` when `net` plays.
+    pub played: Option<Net>,
+    pub opt: AdamW,
+    pub replay: Replay,
+    /// The metrics of the iterations done.
+    pub history: Vec<Row>,
+    /// Iterations done.
+    pub iteration: u32,
+}
+
+/// The played network for a run with `ema` > 0: the saved average where the
+/// checkpoint has one, else a copy of the trained network (the average
+/// starts there).
+fn played_net(ema: f64, saved: Option<Net>, net: &Net) -> candle_core::Result<Option<Net>> {
+    if ema <= 0.0 {
+        return Ok(None);
+    }
+    match saved {
+        Some(p) => Ok(Some(p)),
+        None => net.duplicate(&net.device).map(Some),
+    }
+}
 
 /// Resumes from checkpoint `dir` of run `out`: checks that it holds this
 /// board and this network (or one it grows from), then loads the weights,
@@ -62,12 +88,23 @@ pub(super) fn resume_from(
             shape.value_hidden
         ));
     }
-    let net = if grow {
-        Net::load_grown(shape, meta.network, &dir.join(MODEL_FILE), device)
+    let load = |file: &str| {
+        if grow {
+            Net::load_grown(shape, meta.network, &dir.join(file), device)
+        } else {
+            Net::load(shape, &dir.join(file), device)
+        }
+    };
+    // A checkpoint of a run with `ema` trains on from its trained weights.
+    let (net, saved_average) = if dir.join(TRAINED_FILE).exists() {
+        (
+            load(TRAINED_FILE).map_err(candle)?,
+            Some(load(MODEL_FILE).map_err(candle)?),
+        )
     } else {
-        Net::load(shape, &dir.join(MODEL_FILE), device)
-    }
-    .map_err(candle)?;
+        (load(MODEL_FILE).map_err(candle)?, None)
+    };
+    let played = played_net(settings.optimizer.ema, saved_average, &net).map_err(candle)?;
     let mut opt =
         AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay).map_err(candle)?;
     if grow {
@@ -78,7 +115,14 @@ pub(super) fn resume_from(
     .map_err(candle)?;
     let replay = Replay::load(&dir.join(REPLAY_FILE), capacity)
         .map_err(|e| format!("{}: {e}", dir.join(REPLAY_FILE).display()))?;
-    Ok((net, opt, replay, meta.metrics, meta.iteration))
+    Ok(Trained {
+        net,
+        played,
+        opt,
+        replay,
+        history: meta.metrics,
+        iteration: meta.iteration,
+    })
 }
 
 /// A run from nothing: a new network from the run's seed (clearing the
@@ -98,5 +142,13 @@ pub(super) fn start_fresh(
     }
     let net = Net::new(shape, seed::derive(run_seed, 0, seed::NET_INIT), device).map_err(candle)?;
     let opt = AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay).map_err(candle)?;
-    Ok((net, opt, Replay::new(capacity), Vec::new(), 0))
+    let played = played_net(settings.optimizer.ema, None, &net).map_err(candle)?;
+    Ok(Trained {
+        net,
+        played,
+        opt,
+        replay: Replay::new(capacity),
+        history: Vec::new(),
+        iteration: 0,
+    })
 }

@@ -20,7 +20,7 @@ use super::ingest::Ingest;
 use super::metrics::{self, Row};
 use super::progress::emit;
 use super::replay::{average_duplicates, Batch, Replay};
-use super::resume::{resume_from, start_fresh};
+use super::resume::{resume_from, start_fresh, Trained};
 use super::selfplay::{play_parallel, SelfPlayConfig};
 use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::player::Inner;
@@ -28,7 +28,7 @@ use crate::az::device::{device_name, resolve_device};
 use crate::az::encode::PLANES;
 use crate::az::hosttrain::HostTrainer;
 use crate::az::inference::{CandleEvaluator, CpuEvaluator, Evaluate, Folded, ParallelCpu};
-use crate::az::meta::{self, BoardMeta, Meta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE};
+use crate::az::meta::{self, BoardMeta, Meta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE, TRAINED_FILE};
 use crate::az::network::{AdamW, Net, NetShape};
 use crate::game::bitboard::{with_width, Geometry};
 use crate::game::openings::{parse_opening_file, shuffled_openings};
@@ -61,7 +61,11 @@ pub struct TrainState {
     settings: TrainSettings,
     out: PathBuf,
     device: Device,
+    /// The network the optimizer steps.
     net: Net,
+    /// `optimizer.ema`: the moving average of `net` that plays; `None`
+    /// when `net` itself plays (see [`TrainState::player`]).
+    played: Option<Net>,
     opt: AdamW,
     replay: Replay,
     folded: Arc<Folded>,
@@ -121,6 +125,7 @@ pub(crate) fn settings_json(t: &TrainSettings) -> serde_json::Value {
                        "learning_rate_schedule": t.optimizer.learning_rate_schedule.iter()
                            .map(|(from, lr)| json!({ "from": from, "learning_rate": lr })).collect::<Vec<_>>(),
                        "weight_decay": t.optimizer.weight_decay,
+                       "ema": t.optimizer.ema,
                        "threads": t.optimizer.threads },
         "replay": { "capacity": t.replay.capacity, "min_size": t.replay.min_size },
         "eval": { "every": t.eval.every, "games": t.eval.games, "opponent": t.eval.opponent.name,
@@ -169,12 +174,19 @@ impl TrainState {
             (Some(dir), Role::Trainer) => read_ledger(dir)?,
             _ => Ledger::default(),
         };
-        let (net, opt, replay, history, iteration) = match latest {
+        let Trained {
+            net,
+            played,
+            opt,
+            replay,
+            history,
+            iteration,
+        } = match latest {
             Some(dir) => resume_from(&dir, &out, cfg, shape, &settings, &device)?,
             None => start_fresh(&out, shape, &settings, &device, sc.seed)?,
         };
         std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-        let folded = Arc::new(Folded::from_net(&net).map_err(candle)?);
+        let folded = Arc::new(Folded::from_net(played.as_ref().unwrap_or(&net)).map_err(candle)?);
         let ingest = match role {
             Role::Single => None,
             Role::Trainer => {
@@ -201,6 +213,7 @@ impl TrainState {
             out,
             device,
             net,
+            played,
             opt,
             replay,
             folded,
@@ -214,6 +227,13 @@ impl TrainState {
         })
     }
 
+    /// The network that plays: self-play, evaluation, the saved model and
+    /// the workers' published one. With `optimizer.ema` the moving average
+    /// of the trained weights, else the trained network.
+    fn player(&self) -> &Net {
+        self.played.as_ref().unwrap_or(&self.net)
+    }
+
     /// An evaluator of the current network for one evaluating thread:
     /// position by position on the CPU, so results replay exactly (see
     /// `ParallelCpu`); a copy of the network on other devices.
@@ -222,7 +242,7 @@ impl TrainState {
             Box::new(ParallelCpu::new(self.folded.clone(), 1))
         } else {
             Box::new(CandleEvaluator {
-                net: self.net.duplicate(&self.device).map_err(|e| e.to_string())?,
+                net: self.player().duplicate(&self.device).map_err(|e| e.to_string())?,
             })
         })
     }
@@ -258,7 +278,7 @@ impl TrainState {
         } else {
             (0..self.workers)
                 .map(|_| {
-                    let net = self.net.duplicate(&self.device).map_err(|e| e.to_string())?;
+                    let net = self.player().duplicate(&self.device).map_err(|e| e.to_string())?;
                     Ok(Box::new(CandleEvaluator { net }) as Box<dyn Evaluate>)
                 })
                 .collect()
@@ -368,7 +388,11 @@ impl TrainState {
             row.policy_loss = Some(pl);
             row.value_loss = Some(vl);
             row.train_steps_per_s = steps as f64 / row.train_s.max(1e-9);
-            self.folded = Arc::new(Folded::from_net(&self.net).map_err(|e| e.to_string())?);
+            if let Some(p) = &self.played {
+                p.average_toward(&self.net, self.settings.optimizer.ema)
+                    .map_err(|e| format!("averaging the weights: {e}"))?;
+            }
+            self.folded = Arc::new(Folded::from_net(self.player()).map_err(|e| e.to_string())?);
         }
         if self.ingest.is_some() {
             // The trainer waits for files while the workers play, and they
@@ -431,9 +455,14 @@ impl TrainState {
         self.history.push(row);
         let io = |e: std::io::Error| format!("checkpoint in {}: {e}", self.out.display());
         let w = checkpoint::begin(&self.out, it).map_err(io)?;
-        self.net
+        self.player()
             .save(&w.dir.join(MODEL_FILE))
             .map_err(|e| format!("saving the network: {e}"))?;
+        if self.played.is_some() {
+            self.net
+                .save(&w.dir.join(TRAINED_FILE))
+                .map_err(|e| format!("saving the trained network: {e}"))?;
+        }
         self.opt
             .save(&self.net, &w.dir.join(OPTIMIZER_FILE))
             .map_err(|e| format!("saving the optimizer: {e}"))?;
@@ -474,7 +503,7 @@ impl TrainState {
         };
         let it = self.iteration;
         ing.layout
-            .publish(&self.net, &self.meta(it, Vec::new()))
+            .publish(self.player(), &self.meta(it, Vec::new()))
             .map(|_| ())
             .map_err(|e| format!("publishing network {it}: {e}"))
     }
