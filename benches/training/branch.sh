@@ -1,0 +1,31 @@
+#!/bin/sh
+# One arm of a branch A/B of the recipe run (models/README.md, "Part three"):
+# a copy of one of the run's checkpoints, trained on by
+# scenarios/train_connect4.yaml up to ITERATIONS with one change, in
+# target/branch/ARM. Run the arms one after the other on the quiet machine.
+#
+#   benches/training/branch.sh ARM CHECKPOINT_DIR [ITERATIONS]
+#
+# ARM: ctrl (no change) | s400 (self-play at 400 simulations) |
+#      rpt (mcts.root_prior_temperature: 1.4) | ema (optimizer.ema: 0.75) |
+#      seed8 (no change but the seed: how far two controls differ)
+set -e
+arm=$1
+ck=$2
+total=${3:-208}
+case $arm in
+  ctrl) from='resume: true'; to='resume: true' ;;
+  s400) from='simulations: 100,'; to='simulations: 400,' ;;
+  rpt) from='dirichlet_weight: 0.25 }'; to='dirichlet_weight: 0.25, root_prior_temperature: 1.4 }' ;;
+  ema) from='weight_decay: 0.03, threads: 0 }'; to='weight_decay: 0.03, ema: 0.75, threads: 0 }' ;;
+  seed8) from='^seed: 7$'; to='seed: 8' ;;
+  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8)" >&2; exit 2 ;;
+esac
+[ -f "$ck/meta.json" ] || { echo "no checkpoint in '$ck'" >&2; exit 2; }
+dir=target/branch/$arm
+mkdir -p "$dir/checkpoints"
+[ -d "$dir/checkpoints/$(basename "$ck")" ] || cp -r "$ck" "$dir/checkpoints/"
+sed -e "s#out: models/train_connect4#out: $dir#" -e "s/iterations: 500/iterations: $total/" \
+    -e "s/$from/$to/" scenarios/train_connect4.yaml > "$dir.yaml"
+grep -qF "$to" "$dir.yaml" && grep -qF "out: $dir" "$dir.yaml" || { echo "the change did not apply" >&2; exit 1; }
+exec target/release/c4sim run "$dir.yaml"
