@@ -417,18 +417,20 @@ fn with_ema_the_model_is_the_moving_average_of_the_trained_weights() {
     let out = dir.path().join("out");
     assert_eq!(checkpoints(&out), ["iter-000001", "iter-000002"]);
     let ck = |it: u32, f: &str| weights(&out.join(format!("checkpoints/iter-{it:06}/{f}")));
-    let (before, model, trained) = (
-        ck(1, "model.safetensors"),
-        ck(2, "model.safetensors"),
-        ck(2, "trained.safetensors"),
-    );
-    let mut differ = 0;
-    for (name, m) in &model {
-        for ((p, t), m) in before[name].iter().zip(&trained[name]).zip(m) {
-            assert!((m - (0.75 * p + 0.25 * t)).abs() < 1e-5, "{name}: {m} from {p} and {t}");
-            differ += usize::from((m - t).abs() > 1e-4);
+    // Checks iteration `it`'s model against the previous model and its own
+    // trained weights; returns how many of its weights differ from the latter.
+    let check_blend = |it: u32, before: &HashMap<String, Vec<f32>>| {
+        let (model, trained) = (ck(it, "model.safetensors"), ck(it, "trained.safetensors"));
+        let mut differ = 0;
+        for (name, m) in &model {
+            for ((p, t), m) in before[name].iter().zip(&trained[name]).zip(m) {
+                assert!((m - (0.75 * p + 0.25 * t)).abs() < 1e-5, "{name}: {m} from {p} and {t}");
+                differ += usize::from((m - t).abs() > 1e-4);
+            }
         }
-    }
+        differ
+    };
+    let differ = check_blend(2, &ck(1, "model.safetensors"));
     assert!(differ > 100, "the average lags the trained weights: {differ} differ");
     let resolved = std::fs::read_to_string(out.join("scenario.resolved.yaml")).unwrap();
     assert!(resolved.contains("ema: 0.75"), "{resolved}");
@@ -439,12 +441,7 @@ fn with_ema_the_model_is_the_moving_average_of_the_trained_weights() {
     let o = train(&sc, false);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(metrics_rows(&out).len(), 3);
-    let (model3, trained3) = (ck(3, "model.safetensors"), ck(3, "trained.safetensors"));
-    for (name, m) in &model3 {
-        for ((p, t), m) in model[name].iter().zip(&trained3[name]).zip(m) {
-            assert!((m - (0.75 * p + 0.25 * t)).abs() < 1e-5, "{name}: {m} from {p} and {t}");
-        }
-    }
+    check_blend(3, &ck(2, "model.safetensors"));
 
     // `ema: 1` would never take the trained weights: refused.
     std::fs::write(&sc, text.replace("ema: 0.75", "ema: 1")).unwrap();

@@ -632,7 +632,9 @@ fn parse_optimizer(doc: Doc, e: &[(Node, Node)], o: &mut OptimizerSettings) -> R
         o.weight_decay = number(doc, "weight_decay", v, 0.0, false, f64::INFINITY)?;
     }
     if let Some((_, v)) = get(e, "ema") {
-        o.ema = number(doc, "ema", v, 0.0, false, 1.0)?;
+        // `number` takes a closed upper bound; 1 itself is refused here, so
+        // every value from 1 up reads the same message.
+        o.ema = number(doc, "ema", v, 0.0, false, f64::INFINITY)?;
         if o.ema >= 1.0 {
             return Err(doc.err(
                 v.pos(),

@@ -95,14 +95,14 @@ pub(super) fn resume_from(
             Net::load(shape, &dir.join(file), device)
         }
     };
-    // A checkpoint of a run with `ema` trains on from its trained weights.
-    let (net, saved_average) = if dir.join(TRAINED_FILE).exists() {
-        (
-            load(TRAINED_FILE).map_err(candle)?,
-            Some(load(MODEL_FILE).map_err(candle)?),
-        )
+    // A checkpoint of a run with `ema` trains on from its trained weights;
+    // its model, their average, is read only if this run averages too.
+    let has_trained = dir.join(TRAINED_FILE).exists();
+    let net = load(if has_trained { TRAINED_FILE } else { MODEL_FILE }).map_err(candle)?;
+    let saved_average = if has_trained && settings.optimizer.ema > 0.0 {
+        Some(load(MODEL_FILE).map_err(candle)?)
     } else {
-        (load(MODEL_FILE).map_err(candle)?, None)
+        None
     };
     let played = played_net(settings.optimizer.ema, saved_average, &net).map_err(candle)?;
     let mut opt =
