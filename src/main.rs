@@ -124,6 +124,8 @@ enum BenchWhat {
     Ingest(c4sim::bench::ingest::IngestArgs),
     /// W/D/L mistakes and exact-best moves against the perfect solver on labelled 6×7 test sets.
     Accuracy(c4sim::bench::accuracy::AccuracyArgs),
+    /// Train a network on solver-labelled positions (not self-play) and follow its mistakes alone on them and on the test sets: can a network of this size learn perfect play?
+    Supervised(c4sim::bench::supervised::SupervisedArgs),
     /// The perfect solver on 6×7 without a book: time and nodes/s by ply (0 to 20), and positions/s on end/middle/begin sets split easy/medium/hard.
     Solver(c4sim::bench::solver::SolverBenchOptions),
     /// Minimax time per move on fixed mid-game 7×6 positions, against plain negamax.
@@ -502,6 +504,7 @@ fn bench(what: BenchWhat) -> Result<(), ModeError> {
     match what {
         BenchWhat::Lobby(args) => c4sim::net::bench::run(&args),
         BenchWhat::Accuracy(args) => c4sim::bench::accuracy::run(&args),
+        BenchWhat::Supervised(args) => c4sim::bench::supervised::run(&args),
         BenchWhat::Ingest(args) => c4sim::bench::ingest::run(&args).map_err(usage),
         BenchWhat::Solver(o) => c4sim::bench::solver::solver_bench(&o, &mut std::io::stdout()).map_err(usage),
         BenchWhat::Minimax {

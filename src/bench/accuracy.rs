@@ -71,6 +71,9 @@ pub struct AccuracyArgs {
     /// Seed of the generated positions (--make-sets) or of the players.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The groups --make-sets makes (comma-separated: begin, middle, end); all three by default.
+    #[arg(long, value_delimiter = ',')]
+    pub groups: Vec<String>,
     /// Solver node budget per position for --make-sets; harder positions are skipped.
     #[arg(long, default_value_t = 400_000_000)]
     pub budget: u64,
@@ -249,7 +252,10 @@ pub fn make_sets(
         "board": "6x7x4",
         "seed": seed,
         "per_set": per_set,
-        "sets": set_names(),
+        "sets": groups
+            .iter()
+            .flat_map(|(g, _)| LEVELS.iter().map(move |l| format!("{g}-{l}")))
+            .collect::<Vec<_>>(),
         "plies": {"begin": [BEGIN.0, BEGIN.1], "middle": [MIDDLE.0, MIDDLE.1], "end": [END.0, END.1]},
         "generator": format!(
             "seeded lines: each ply a uniformly random legal move or minimax depth {GUIDE_DEPTH}'s, even odds; \
@@ -412,14 +418,30 @@ pub fn to_json(
     })
 }
 
+/// A group of positions: its name and its plies.
+type Group = (&'static str, (usize, usize));
+
+/// The groups of `--groups` (all of [`GROUPS`] when empty), in
+/// [`GROUPS`]' order.
+fn chosen_groups(names: &[String]) -> Result<Vec<Group>, String> {
+    if let Some(bad) = names.iter().find(|n| !GROUPS.iter().any(|(g, _)| g == n)) {
+        return Err(format!("no group `{bad}`: the groups are begin, middle, end"));
+    }
+    Ok(GROUPS
+        .into_iter()
+        .filter(|(g, _)| names.is_empty() || names.iter().any(|n| n == g))
+        .collect())
+}
+
 /// `c4sim bench accuracy`: bad arguments are [`ModeError::Usage`], a failure
 /// while measuring [`ModeError::Failed`].
 pub fn run(args: &AccuracyArgs) -> Result<(), ModeError> {
     let usage = |e: String| ModeError::Usage(format!("error: {e}"));
     let failed = ModeError::Failed;
     if args.make_sets {
+        let groups = chosen_groups(&args.groups).map_err(usage)?;
         let made = make_sets(
-            &GROUPS,
+            &groups,
             args.per_set.max(1),
             args.seed,
             args.budget,
@@ -432,7 +454,9 @@ pub fn run(args: &AccuracyArgs) -> Result<(), ModeError> {
         let mut counts = String::new();
         for name in set_names() {
             let n = made.sets.positions.iter().filter(|p| p.set == name).count();
-            counts += &format!("{name} {n}; ");
+            if n > 0 {
+                counts += &format!("{name} {n}; ");
+            }
         }
         println!(
             "{}: {} positions ({counts}{} dropped without a W/D/L choice, {} skipped over the budget of {} nodes), \
@@ -498,6 +522,15 @@ fn display_name(spec: &str, name: &str) -> String {
 mod tests {
     use super::*;
     use crate::game::openings::parse_move_string;
+
+    #[test]
+    fn groups_to_make_are_chosen_by_name_in_their_order() {
+        let names = |v: &[&str]| chosen_groups(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let got = |v: &[&str]| names(v).unwrap().into_iter().map(|(g, _)| g).collect::<Vec<_>>();
+        assert_eq!(got(&[]), ["begin", "middle", "end"]);
+        assert_eq!(got(&["end", "middle"]), ["middle", "end"]);
+        assert!(names(&["start"]).unwrap_err().contains("no group `start`"));
+    }
 
     #[test]
     fn generated_sets_are_deterministic_and_labelled() {

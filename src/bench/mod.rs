@@ -10,6 +10,7 @@
 //! | [`solver`] | the perfect solver by ply and on end/middle/begin sets (no baseline: absolute times) |
 //! | [`az`] | network inference, self-play and the player's search |
 //! | [`ingest`] | a distributed trainer's intake of many workers' files against one worker's output |
+//! | [`supervised`] | a network trained on solver-labelled positions: can its size learn perfect play? (no baseline: a capacity check) |
 //!
 //!
 //! `bench lobby` lives with the server in `net::bench`.
@@ -20,3 +21,4 @@ pub mod ingest;
 pub mod minimax;
 pub mod referee;
 pub mod solver;
+pub mod supervised;
