@@ -17,24 +17,21 @@ fn sets_path() -> PathBuf {
 fn bench_prints_the_table_and_json_on_a_subset() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("accuracy.json");
-    let out = c4sim()
-        .args(["bench", "accuracy", "--sets"])
-        .arg(sets_path())
-        .args([
-            "--player",
-            "random",
-            "--player",
-            "{kind: minimax, depth: 2}",
-            "--limit",
-            "5",
-            "--json",
-        ])
-        .arg(&json)
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = stdout_of_success(
+        c4sim()
+            .args(["bench", "accuracy", "--sets"])
+            .arg(sets_path())
+            .args([
+                "--player",
+                "random",
+                "--player",
+                "{kind: minimax, depth: 2}",
+                "--limit",
+                "5",
+                "--json",
+            ])
+            .arg(&json),
+    );
     for needle in [
         "W/D/L mistakes",
         "| begin-easy (5) |",

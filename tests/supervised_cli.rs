@@ -28,30 +28,27 @@ fn supervised_training_learns_its_positions_and_the_model_plays_as_reported() {
     let dir = tempfile::tempdir().unwrap();
     let test = small_test_file(dir.path(), 20);
     let (model, json) = (dir.path().join("model"), dir.path().join("curve.json"));
-    let out = c4sim()
-        .args(["bench", "supervised", "--train"])
-        .arg(sets_path())
-        .arg("--sets")
-        .arg(&test)
-        .args([
-            "--only",
-            "begin-easy",
-            "--blocks",
-            "1",
-            "--channels",
-            "16",
-            "--steps",
-            "300",
-        ])
-        .args(["--eval-every", "150", "--threads", "1", "--out"])
-        .arg(&model)
-        .arg("--json")
-        .arg(&json)
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = stdout_of_success(
+        c4sim()
+            .args(["bench", "supervised", "--train"])
+            .arg(sets_path())
+            .arg("--sets")
+            .arg(&test)
+            .args([
+                "--only",
+                "begin-easy",
+                "--blocks",
+                "1",
+                "--channels",
+                "16",
+                "--steps",
+                "300",
+            ])
+            .args(["--eval-every", "150", "--threads", "1", "--out"])
+            .arg(&model)
+            .arg("--json")
+            .arg(&json),
+    );
     // The 20 test positions are among the 100 begin-easy ones: 80 are left.
     assert!(stdout.contains("80 training positions (100 read"), "{stdout}");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -73,15 +70,13 @@ fn supervised_training_learns_its_positions_and_the_model_plays_as_reported() {
     // The written model, judged by `bench accuracy`, makes the reported mistakes.
     let acc = dir.path().join("acc.json");
     let spec = format!("{{kind: alphazero, model: {}, simulations: 1}}", model.display());
-    let out = c4sim()
-        .args(["bench", "accuracy", "--sets"])
-        .arg(&test)
-        .args(["--only", "begin-easy", "--player", &spec, "--json"])
-        .arg(&acc)
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    stdout_of_success(
+        c4sim()
+            .args(["bench", "accuracy", "--sets"])
+            .arg(&test)
+            .args(["--only", "begin-easy", "--player", &spec, "--json"])
+            .arg(&acc),
+    );
     let a: Value = serde_json::from_str(&std::fs::read_to_string(&acc).unwrap()).unwrap();
     let judged = a["players"][0]["sets"]["begin-easy"]["mistake_rate"].as_f64().unwrap();
     assert!(

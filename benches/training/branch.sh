@@ -8,7 +8,9 @@
 #
 # ARM: ctrl (no change) | s400 (self-play at 400 simulations) |
 #      rpt (mcts.root_prior_temperature: 1.4) | ema (optimizer.ema: 0.75) |
-#      seed8 (no change but the seed: how far two controls differ)
+#      seed8 (no change but the seed: how far two controls differ) |
+#      rop (self_play.random_opening_plies: 10: games start after 0-10 random moves) |
+#      rop8 (rop with seed 8: a second rop arm, beside seed8)
 set -e
 arm=$1
 ck=$2
@@ -19,13 +21,15 @@ case $arm in
   rpt) from='dirichlet_weight: 0.25 }'; to='dirichlet_weight: 0.25, root_prior_temperature: 1.4 }' ;;
   ema) from='weight_decay: 0.03, threads: 0 }'; to='weight_decay: 0.03, ema: 0.75, threads: 0 }' ;;
   seed8) from='^seed: 7$'; to='seed: 8' ;;
-  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8)" >&2; exit 2 ;;
+  rop) from='q_weight: 0.5 }'; to='q_weight: 0.5, random_opening_plies: 10 }' ;;
+  rop8) from='q_weight: 0.5 }'; to='q_weight: 0.5, random_opening_plies: 10 }'; also='s/^seed: 7$/seed: 8/' ;;
+  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8)" >&2; exit 2 ;;
 esac
 [ -f "$ck/meta.json" ] || { echo "no checkpoint in '$ck'" >&2; exit 2; }
 dir=target/branch/$arm
 mkdir -p "$dir/checkpoints"
 [ -d "$dir/checkpoints/$(basename "$ck")" ] || cp -r "$ck" "$dir/checkpoints/"
 sed -e "s#out: models/train_connect4#out: $dir#" -e "s/iterations: 500/iterations: $total/" \
-    -e "s/$from/$to/" scenarios/train_connect4.yaml > "$dir.yaml"
+    -e "s/$from/$to/" -e "${also:-s/^//}" scenarios/train_connect4.yaml > "$dir.yaml"
 grep -qF "$to" "$dir.yaml" && grep -qF "out: $dir" "$dir.yaml" || { echo "the change did not apply" >&2; exit 1; }
 exec target/release/c4sim run "$dir.yaml"

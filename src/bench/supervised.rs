@@ -56,7 +56,7 @@ pub struct SupervisedArgs {
     /// The test sets: measured on, and excluded from training (mirrors included).
     #[arg(long, default_value = DEFAULT_SETS)]
     pub sets: PathBuf,
-    /// The test and training sets measured (comma-separated names, or begin+middle / all).
+    /// The sets trained on and measured: sets, groups (begin, middle, end) or `all`, joined by `+`.
     #[arg(long, default_value = BEGIN_MIDDLE)]
     pub only: String,
     /// Residual blocks of a new network.

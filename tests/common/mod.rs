@@ -31,6 +31,14 @@ pub fn c4sim() -> Command {
     c
 }
 
+/// Runs `cmd` (at most two minutes), checks that it succeeded and returns
+/// its standard output.
+pub fn stdout_of_success(cmd: &mut Command) -> String {
+    let out = cmd.timeout(std::time::Duration::from_secs(120)).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Runs `c4sim run FILE --json` and returns the events.
 pub fn run_json(yaml: &str) -> Vec<Value> {
     let sc = scenario(yaml);
