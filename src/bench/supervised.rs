@@ -33,6 +33,7 @@ use crate::az::meta::{BoardMeta, Meta, FORMAT, META_FILE, MODEL_FILE, VERSION};
 use crate::az::network::{Net, NetShape};
 use crate::game::bitboard::{Geometry, Position};
 use crate::game::openings::parse_move_string;
+use crate::game::BoardConfig;
 use crate::players::alphazero::AlphaZeroBot;
 use crate::players::judge::play_all_parallel;
 use crate::players::model::load_model;
@@ -292,7 +293,17 @@ fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), String> {
     }
     let device = Device::Cpu;
     let net = match &args.init {
-        Some(dir) => load_model(dir, &device).map_err(|e| e.to_string())?.1,
+        Some(dir) => {
+            let (meta, net) = load_model(dir, &device).map_err(|e| e.to_string())?;
+            if BoardConfig::from(meta.board) != cfg {
+                return Err(format!(
+                    "{}: a model for {}, not 6×7 (win 4)",
+                    dir.display(),
+                    meta.board
+                ));
+            }
+            net
+        }
         None => {
             let shape = NetShape {
                 rows: cfg.rows,
