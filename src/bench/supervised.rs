@@ -28,24 +28,23 @@
 use crate::actors::mode::ModeError;
 use crate::az::encode::Sample;
 use crate::az::hosttrain::HostTrainer;
-use crate::az::inference::{CpuEvaluator, Folded};
+use crate::az::inference::{CpuEvaluator, Evaluate, Folded};
 use crate::az::meta::{BoardMeta, Meta, FORMAT, META_FILE, MODEL_FILE, VERSION};
 use crate::az::network::{Net, NetShape};
+use crate::bench::accuracy::load_sets;
 use crate::game::bitboard::{Geometry, Position};
 use crate::game::openings::parse_move_string;
 use crate::game::BoardConfig;
-use crate::players::alphazero::AlphaZeroBot;
-use crate::players::judge::play_all_parallel;
 use crate::players::model::load_model;
-use crate::players::Strategy;
-use crate::solver::sets::{board, parse_choice, parse_sets, Labelled, Sets, Tally, BEGIN_MIDDLE, DEFAULT_SETS};
+use crate::solver::sets::{board, parse_choice, Labelled, Tally, BEGIN_MIDDLE, DEFAULT_SETS};
+use crate::train::eval_accuracy::tally;
 use crate::train::replay::{Batch, Replay};
 use candle_core::Device;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -177,21 +176,8 @@ pub fn cosine(lr: f64, step: u64, steps: u64) -> f64 {
 /// The network alone (1 simulation, as `bench accuracy` asks it) on `positions`.
 fn mistakes(net: &Net, positions: &[&Labelled], seed: u64, threads: usize) -> Result<Tally, String> {
     let folded = Arc::new(Folded::from_net(net).map_err(|e| e.to_string())?);
-    let meta = BoardMeta::from(board());
-    let make = || -> Result<Box<dyn Strategy>, String> {
-        let eval = Box::new(CpuEvaluator::new(folded.clone()));
-        Ok(Box::new(AlphaZeroBot::with_evaluator("alone".into(), meta, 1, eval)))
-    };
-    let mut t = Tally::default();
-    for (v, seconds) in play_all_parallel(&make, positions, seed, threads)? {
-        t.record(v, seconds);
-    }
-    Ok(t)
-}
-
-fn read_sets(path: &Path) -> Result<Sets, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    parse_sets(&text, &path.display().to_string())
+    let evaluator = || -> Result<Box<dyn Evaluate>, String> { Ok(Box::new(CpuEvaluator::new(folded.clone()))) };
+    tally(&evaluator, BoardMeta::from(board()), positions, 1, seed, threads)
 }
 
 /// Writes the model directory: `model.safetensors`, then `meta.json`.
@@ -232,10 +218,10 @@ struct Inputs {
 
 fn read_inputs(args: &SupervisedArgs) -> Result<Inputs, String> {
     let order = parse_choice(&args.only)?;
-    let test_sets = read_sets(&args.sets)?;
+    let test_sets = load_sets(&args.sets)?;
     let mut train = Vec::new();
     for f in &args.train {
-        train.extend(read_sets(f)?.positions);
+        train.extend(load_sets(f)?.positions);
     }
     let (samples, kept) = training_samples(&train, &test_sets.positions, &order, args.policy)?;
     if samples.is_empty() {

@@ -49,6 +49,28 @@ pub struct Accuracy {
     pub seconds: f64,
 }
 
+/// One player's tally: the `alphazero` player at `simulations` over the
+/// network that `evaluator` makes (a fresh one per thread), asked on
+/// `positions` on `threads` threads.
+pub fn tally(
+    evaluator: &(dyn Fn() -> Result<Box<dyn Evaluate>, String> + Sync),
+    board: BoardMeta,
+    positions: &[&Labelled],
+    simulations: u32,
+    seed: u64,
+    threads: usize,
+) -> Result<Tally, String> {
+    let make = || -> Result<Box<dyn Strategy>, String> {
+        let bot = AlphaZeroBot::with_evaluator(format!("{simulations} simulations"), board, simulations, evaluator()?);
+        Ok(Box::new(bot))
+    };
+    let mut t = Tally::default();
+    for (v, seconds) in play_all_parallel(&make, positions, seed, threads)? {
+        t.record(v, seconds);
+    }
+    Ok(t)
+}
+
 /// Judges the network that `evaluator` makes (a fresh one per thread) on
 /// `positions`: at 1 simulation and at `simulations`, on `threads` threads.
 pub fn measure(
@@ -61,20 +83,10 @@ pub fn measure(
 ) -> Result<Accuracy, String> {
     let started = Instant::now();
     let refs: Vec<&Labelled> = positions.iter().collect();
-    let tally = |sims: u32| -> Result<Tally, String> {
-        let make = || -> Result<Box<dyn Strategy>, String> {
-            let bot = AlphaZeroBot::with_evaluator(format!("{sims} simulations"), board, sims, evaluator()?);
-            Ok(Box::new(bot))
-        };
-        let mut t = Tally::default();
-        for (v, seconds) in play_all_parallel(&make, &refs, seed, threads)? {
-            t.record(v, seconds);
-        }
-        Ok(t)
-    };
+    let at = |sims: u32| tally(evaluator, board, &refs, sims, seed, threads);
     Ok(Accuracy {
-        raw: tally(1)?,
-        mcts: tally(simulations)?,
+        raw: at(1)?,
+        mcts: at(simulations)?,
         seconds: started.elapsed().as_secs_f64(),
     })
 }
