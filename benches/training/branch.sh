@@ -11,6 +11,10 @@
 #      seed8 (no change but the seed: how far two controls differ) |
 #      rop (self_play.random_opening_plies: 10: games start after 0-10 random moves) |
 #      rop8 (rop with seed 8: a second rop arm, beside seed8)
+# (s400 … rop8 were run before the recipe had random openings; rop and rop8
+# no longer apply to it.) Arms of the recipe with random openings:
+#      cont (no change: the recipe run, continued) |
+#      rop20 (random_opening_plies: 20: games start after 0-20 random moves)
 set -e
 arm=$1
 ck=$2
@@ -23,7 +27,9 @@ case $arm in
   seed8) from='^seed: 7$'; to='seed: 8' ;;
   rop) from='q_weight: 0.5 }'; to='q_weight: 0.5, random_opening_plies: 10 }' ;;
   rop8) from='q_weight: 0.5 }'; to='q_weight: 0.5, random_opening_plies: 10 }'; also='s/^seed: 7$/seed: 8/' ;;
-  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8)" >&2; exit 2 ;;
+  cont) from='resume: true'; to='resume: true' ;;
+  rop20) from='random_opening_plies: 10 }'; to='random_opening_plies: 20 }' ;;
+  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20)" >&2; exit 2 ;;
 esac
 [ -f "$ck/meta.json" ] || { echo "no checkpoint in '$ck'" >&2; exit 2; }
 dir=target/branch/$arm
@@ -32,4 +38,4 @@ mkdir -p "$dir/checkpoints"
 sed -e "s#out: models/train_connect4#out: $dir#" -e "s/iterations: 500/iterations: $total/" \
     -e "s/$from/$to/" -e "${also:-s/^//}" scenarios/train_connect4.yaml > "$dir.yaml"
 grep -qF "$to" "$dir.yaml" && grep -qF "out: $dir" "$dir.yaml" || { echo "the change did not apply" >&2; exit 1; }
-exec target/release/c4sim run "$dir.yaml"
+exec ${C4SIM:-target/release/c4sim} run "$dir.yaml"

@@ -91,7 +91,7 @@ pub struct SupervisedArgs {
     pub seed: u64,
     /// Threads (0: one per core).
     #[arg(long, default_value_t = 0)]
-    pub threads: usize,
+    pub threads: u32,
     /// The model directory written.
     #[arg(long)]
     pub out: PathBuf,
@@ -255,10 +255,7 @@ pub fn run(args: &SupervisedArgs) -> Result<(), ModeError> {
 
 fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), String> {
     let started = Instant::now();
-    let threads = match args.threads {
-        0 => crate::util::cores(),
-        t => t,
-    };
+    let threads = crate::util::threads_or_cores(args.threads);
     let Inputs {
         samples,
         measured,

@@ -425,10 +425,7 @@ impl TrainState {
 
     fn train_steps_host(&mut self, it: u32) -> candle_core::Result<(f64, f64, u64)> {
         let o = &self.settings.optimizer;
-        let threads = match o.threads {
-            0 => crate::util::cores(),
-            t => t as usize,
-        };
+        let threads = crate::util::threads_or_cores(o.threads);
         let mut host = HostTrainer::from_net(
             &self.net,
             &self.opt.host_moments(&self.net)?,

@@ -204,10 +204,7 @@ impl Worker {
             }
             Ok(run)
         });
-        let threads = match settings.distributed.worker_threads {
-            0 => crate::util::cores(),
-            n => n as usize,
-        };
+        let threads = crate::util::threads_or_cores(settings.distributed.worker_threads);
         let games = settings.distributed.games_per_batch as u64;
         let cfg = SelfPlayConfig::from_settings(&settings, true, games.div_ceil(threads as u64));
         let batch = layout.next_batch(&name);

@@ -9,6 +9,15 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// A "threads" setting resolved: 0 means one per core (every scenario and
+/// bench key of that kind reads so), any other number is taken as given.
+pub fn threads_or_cores(n: u32) -> usize {
+    match n {
+        0 => cores(),
+        n => n as usize,
+    }
+}
+
 /// CPU seconds this process has used so far, all threads together: what a
 /// rate "per CPU-second" divides by, whatever else the machine runs.
 pub fn cpu_seconds() -> f64 {
@@ -75,5 +84,11 @@ mod tests {
         assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
         assert!(median(&mut []).is_nan());
+    }
+
+    #[test]
+    fn zero_threads_means_every_core() {
+        assert_eq!(threads_or_cores(0), cores());
+        assert_eq!(threads_or_cores(3), 3);
     }
 }
