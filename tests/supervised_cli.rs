@@ -99,3 +99,19 @@ fn supervised_refuses_training_files_of_only_test_positions() {
         .code(2)
         .stderr(predicates::str::contains("no training position of `begin+middle`"));
 }
+
+#[test]
+fn supervised_refuses_a_negative_value_weight() {
+    let dir = tempfile::tempdir().unwrap();
+    let train = small_test_file(dir.path(), 30);
+    c4sim()
+        .args(["bench", "supervised", "--train"])
+        .arg(&train)
+        .args(["--value-weight=-0.5", "--out"])
+        .arg(dir.path().join("m"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--value-weight must be a number ≥ 0, not -0.5",
+        ));
+}

@@ -253,6 +253,13 @@ pub struct HostTrainer {
     pub lr: f32,
     pub weight_decay: f32,
     pub threads: usize,
+    /// How much the value loss's gradient counts against the policy's (1 by
+    /// default, as in the trainer). 0 learns the policy alone: the value
+    /// loss reaches no weight and the value head is frozen (no step, no
+    /// weight decay), so a fine-tune on new policy targets changes the
+    /// values only through the shared tower (`bench supervised
+    /// --value-weight`). The reported value loss is unweighted.
+    pub value_weight: f32,
 }
 
 /// Loss values of one step.
@@ -320,6 +327,7 @@ impl HostTrainer {
             lr,
             weight_decay,
             threads: threads.max(1),
+            value_weight: 1.0,
         };
         for name in t.trained_names() {
             let len = t.param(&name).len();
@@ -514,7 +522,7 @@ impl HostTrainer {
         for i in 0..n {
             let d = vout[i] - value[i];
             vl += (d * d) as f64;
-            dz[i] = 2.0 * d / nf * (1.0 - vout[i] * vout[i]);
+            dz[i] = self.value_weight * 2.0 * d / nf * (1.0 - vout[i] * vout[i]);
         }
         let loss = StepLoss {
             policy: (pl / n as f64) as f32,
@@ -638,6 +646,9 @@ impl HostTrainer {
         let bc2 = (1.0 - b2.powi(t)) as f32;
         let (lr, wd) = (self.lr, self.weight_decay);
         for name in self.trained_names() {
+            if self.value_weight == 0.0 && name.starts_with("value.") {
+                continue;
+            }
             let g = &grads[&name];
             let mut m = std::mem::take(self.m.get_mut(&name).expect("moment"));
             let mut v = std::mem::take(self.v.get_mut(&name).expect("moment"));
@@ -782,6 +793,56 @@ mod tests {
             close(&hm[&name].1, &cm[&name].1, &name);
         }
         assert_eq!(host.step, opt.step);
+    }
+
+    /// At value weight 0 the value loss reaches no weight, the value head
+    /// stays as it was (weight decay included), and the policy head's
+    /// gradients are unchanged; at 1 the value head learns.
+    #[test]
+    fn value_weight_zero_learns_the_policy_alone() {
+        let shape = NetShape {
+            rows: 4,
+            cols: 5,
+            blocks: 1,
+            channels: 8,
+            value_hidden: 16,
+        };
+        let net = Net::new(shape, 4, &Device::Cpu).unwrap();
+        let (x, p, z) = batch(&shape, 16, 3);
+        let mut both = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 1).unwrap();
+        let mut policy_only = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 1).unwrap();
+        policy_only.value_weight = 0.0;
+        let (lb, gb) = both.gradients(&x, &p, &z, 16);
+        let (lp, gp) = policy_only.gradients(&x, &p, &z, 16);
+        assert_eq!(
+            (lb.policy, lb.value),
+            (lp.policy, lp.value),
+            "losses are reported unweighted"
+        );
+        for name in [
+            "value.fc1.w",
+            "value.fc1.b",
+            "value.fc2.w",
+            "value.fc2.b",
+            "value.conv.w",
+        ] {
+            assert!(gp[name].iter().all(|g| *g == 0.0), "{name} moves at weight 0");
+            assert!(gb[name].iter().any(|g| *g != 0.0), "{name} does not move at weight 1");
+        }
+        assert_eq!(gp["policy.fc.w"], gb["policy.fc.w"]);
+        assert_ne!(
+            gp["stem.w"], gb["stem.w"],
+            "the value loss reaches the tower at weight 1 only"
+        );
+        let before = policy_only.weights();
+        policy_only.step(&x, &p, &z, 16);
+        let after = policy_only.weights();
+        for name in policy_only.trained_names() {
+            if name.starts_with("value.") {
+                assert_eq!(before[&name], after[&name], "{name} moved at weight 0");
+            }
+        }
+        assert_ne!(before["policy.fc.w"], after["policy.fc.w"]);
     }
 
     /// Steps on one batch lower its loss (the whole loop, end to end).

@@ -81,6 +81,9 @@ pub struct SupervisedArgs {
     pub learning_rate: f64,
     #[arg(long, default_value_t = 0.03)]
     pub weight_decay: f64,
+    /// How much the value loss counts: 0 learns the policy alone and freezes the value head (a fine-tune that keeps the search's values).
+    #[arg(long, default_value_t = 1.0)]
+    pub value_weight: f64,
     /// Measure (and write the model) every N steps.
     #[arg(long, default_value_t = 2_000)]
     pub eval_every: u64,
@@ -217,6 +220,12 @@ struct Inputs {
 }
 
 fn read_inputs(args: &SupervisedArgs) -> Result<Inputs, String> {
+    if !(args.value_weight.is_finite() && args.value_weight >= 0.0) {
+        return Err(format!(
+            "--value-weight must be a number ≥ 0, not {}",
+            args.value_weight
+        ));
+    }
     let order = parse_choice(&args.only)?;
     let test_sets = load_sets(&args.sets)?;
     let mut train = Vec::new();
@@ -307,6 +316,7 @@ fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), String> {
         threads,
     )
     .map_err(|e| e.to_string())?;
+    host.value_weight = args.value_weight as f32;
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let mut batch = Batch::default();
     let mut curve = Vec::new();
