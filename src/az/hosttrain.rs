@@ -795,18 +795,24 @@ mod tests {
         assert_eq!(host.step, opt.step);
     }
 
-    /// At value weight 0 the value loss reaches no weight, the value head
-    /// stays as it was (weight decay included), and the policy head's
-    /// gradients are unchanged; at 1 the value head learns.
-    #[test]
-    fn value_weight_zero_learns_the_policy_alone() {
-        let shape = NetShape {
+    /// A one-block network on a 4 × 5 board: small enough for a step in
+    /// a unit test.
+    fn one_block() -> NetShape {
+        NetShape {
             rows: 4,
             cols: 5,
             blocks: 1,
             channels: 8,
             value_hidden: 16,
-        };
+        }
+    }
+
+    /// At value weight 0 the value loss reaches no weight, the value head
+    /// stays as it was (weight decay included), and the policy head's
+    /// gradients are unchanged; at 1 the value head learns.
+    #[test]
+    fn value_weight_zero_learns_the_policy_alone() {
+        let shape = one_block();
         let net = Net::new(shape, 4, &Device::Cpu).unwrap();
         let (x, p, z) = batch(&shape, 16, 3);
         let mut both = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 1).unwrap();
@@ -848,13 +854,7 @@ mod tests {
     /// Steps on one batch lower its loss (the whole loop, end to end).
     #[test]
     fn host_steps_lower_the_loss() {
-        let shape = NetShape {
-            rows: 4,
-            cols: 5,
-            blocks: 1,
-            channels: 8,
-            value_hidden: 16,
-        };
+        let shape = one_block();
         let net = Net::new(shape, 3, &Device::Cpu).unwrap();
         let mut host = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 2).unwrap();
         let (x, p, z) = batch(&shape, 16, 9);
