@@ -81,7 +81,7 @@ pub struct SupervisedArgs {
     pub learning_rate: f64,
     #[arg(long, default_value_t = 0.03)]
     pub weight_decay: f64,
-    /// How much the value loss counts: 0 learns the policy alone and freezes the value head (a fine-tune that keeps the search's values).
+    /// How much the value loss counts: 0 learns the policy alone and freezes the value head (values then change only through the shared tower).
     #[arg(long, default_value_t = 1.0)]
     pub value_weight: f64,
     /// Measure (and write the model) every N steps.
