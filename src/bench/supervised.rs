@@ -220,6 +220,10 @@ struct Inputs {
 }
 
 fn read_inputs(args: &SupervisedArgs) -> Result<Inputs, String> {
+    // The arguments first: a bad one is refused before any file is read.
+    if args.eval_every == 0 || args.batch_size == 0 {
+        return Err("--eval-every and --batch-size must be at least 1".into());
+    }
     if !(args.value_weight.is_finite() && args.value_weight >= 0.0) {
         return Err(format!(
             "--value-weight must be a number ≥ 0, not {}",
@@ -238,9 +242,6 @@ fn read_inputs(args: &SupervisedArgs) -> Result<Inputs, String> {
             "no training position of `{}` in the --train files that is not a test position",
             args.only
         ));
-    }
-    if args.eval_every == 0 || args.batch_size == 0 {
-        return Err("--eval-every and --batch-size must be at least 1".into());
     }
     Ok(Inputs {
         samples,
