@@ -14,7 +14,9 @@
 # (s400 … rop8 were run before the recipe had random openings; rop and rop8
 # no longer apply to it.) Arms of the recipe with random openings:
 #      cont (no change: the recipe run, continued) |
-#      rop20 (random_opening_plies: 20: games start after 0-20 random moves)
+#      rop20 (random_opening_plies: 20: games start after 0-20 random moves) |
+#      lr1e4 (the learning rate steps down again, to 0.0001, from iteration 321) |
+#      buf300k (replay.capacity: 300000: a window of about 60 iterations, not 20)
 set -e
 arm=$1
 ck=$2
@@ -29,7 +31,9 @@ case $arm in
   rop8) from='q_weight: 0.5 }'; to='q_weight: 0.5, random_opening_plies: 10 }'; also='s/^seed: 7$/seed: 8/' ;;
   cont) from='resume: true'; to='resume: true' ;;
   rop20) from='random_opening_plies: 10 }'; to='random_opening_plies: 20 }' ;;
-  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20)" >&2; exit 2 ;;
+  lr1e4) from='learning_rate: 0.0003 }]'; to='learning_rate: 0.0003 }, { from: 321, learning_rate: 0.0001 }]' ;;
+  buf300k) from='capacity: 100000,'; to='capacity: 300000,' ;;
+  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k)" >&2; exit 2 ;;
 esac
 [ -f "$ck/meta.json" ] || { echo "no checkpoint in '$ck'" >&2; exit 2; }
 dir=target/branch/$arm

@@ -11,7 +11,7 @@
 //! and out of the candle network around each training phase, so
 //! checkpoints and the GPU path are unchanged.
 
-use super::im2col::{fold3, unfold3};
+use super::im2col::{flip3, unfold3};
 use super::network::{HostMoments, Net, NetShape};
 use super::network::{BN_EPS, POLICY_FILTERS};
 use std::collections::HashMap;
@@ -204,14 +204,20 @@ impl Layer {
         let mut dw = vec![0f32; kk * co];
         gemm_s(kk, co, m, &mut dw, false, &c.cols, 1, kk, &dy, co, 1, threads);
         let dx = want_dx.then(|| {
-            // dcols = dy · Wᵀ
-            let mut dcols = vec![0f32; m * kk];
-            gemm_s(m, kk, co, &mut dcols, false, &dy, co, 1, &self.w, 1, co, threads);
+            let ci = self.cin;
+            let mut dx = vec![0f32; m * ci];
             if self.k == 3 {
-                fold3(&dcols, ns, h, w, self.cin)
+                // dx = unfold3(dy) · flip3(W): the transposed convolution
+                // as one product (see `flip3`), not fold3(dy · Wᵀ).
+                let mut u = Vec::new();
+                unfold3(&dy, ns, h, w, co, &mut u);
+                let wf = flip3(&self.w, ci, co);
+                gemm_s(m, ci, 9 * co, &mut dx, false, &u, 9 * co, 1, &wf, ci, 1, threads);
             } else {
-                dcols
+                // dx = dy · Wᵀ
+                gemm_s(m, ci, co, &mut dx, false, &dy, co, 1, &self.w, 1, co, threads);
             }
+            dx
         });
         (
             LayerGrad {
