@@ -15,7 +15,8 @@
 # no longer apply to it.) Arms of the recipe with random openings:
 #      cont (no change: the recipe run, continued) |
 #      rop20 (random_opening_plies: 20: games start after 0-20 random moves) |
-#      lr1e4 (the learning rate steps down again, to 0.0001, from iteration 321) |
+#      lr1e4 (the learning rate steps down again, to 0.0001, from iteration 321;
+#             in the recipe since, so it no longer applies) |
 #      buf300k (replay.capacity: 300000: a window of about 60 iterations, not 20)
 set -e
 arm=$1
