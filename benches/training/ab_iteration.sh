@@ -14,14 +14,14 @@ set -e
 ck=$(ls -d models/train_connect4/checkpoints/iter-* | tail -n 1)
 next=$(( 10#$(basename "$ck" | sed 's/iter-//') + 1 ))
 echo "label,selfplay_games_per_s,simulations_per_s,train_steps_per_s,selfplay_s,train_s (iteration $next from $ck)"
+mkdir -p target/ab-iteration
 for r in $(seq 1 "${3:-2}"); do
   for b in A B; do
     bin=$1; [ $b = B ] && bin=$2
     d=target/ab-iteration/$b$r
-    rm -rf "$d"; mkdir -p "$d/checkpoints"; cp -r "$ck" "$d/checkpoints/"
-    sed -e "s#out: models/train_connect4#out: $d#" -e "s/iterations: 500/iterations: $next/" \
-        scenarios/train_connect4.yaml > "$d.yaml"
-    "$bin" run "$d.yaml" > "$d.log" 2>&1
+    rm -rf "$d"
+    # The recipe unchanged (branch.sh's `cont` arm), one iteration, in $d.
+    BRANCH_DIR=$d C4SIM=$bin benches/training/branch.sh cont "$ck" "$next" > "$d.log" 2>&1
     echo "$b$r,$(tail -n 1 "$d/metrics.csv" | cut -d, -f8,9,12,18,19)"
   done
 done

@@ -6,6 +6,9 @@
 #
 #   benches/training/branch.sh ARM CHECKPOINT_DIR [ITERATIONS]
 #
+# BRANCH_DIR=DIR trains in DIR instead of target/branch/ARM;
+# C4SIM=BINARY runs another binary than target/release/c4sim.
+#
 # ARM: ctrl (no change) | s400 (self-play at 400 simulations) |
 #      rpt (mcts.root_prior_temperature: 1.4) | ema (optimizer.ema: 0.75) |
 #      seed8 (no change but the seed: how far two controls differ) |
@@ -37,7 +40,7 @@ case $arm in
   *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k)" >&2; exit 2 ;;
 esac
 [ -f "$ck/meta.json" ] || { echo "no checkpoint in '$ck'" >&2; exit 2; }
-dir=target/branch/$arm
+dir=${BRANCH_DIR:-target/branch/$arm}
 mkdir -p "$dir/checkpoints"
 [ -d "$dir/checkpoints/$(basename "$ck")" ] || cp -r "$ck" "$dir/checkpoints/"
 sed -e "s#out: models/train_connect4#out: $dir#" -e "s/iterations: 500/iterations: $total/" \
