@@ -12,8 +12,10 @@
 /// against the flipped kernel: [`flip3`]).
 ///
 /// `cols` is written front to back, each slot once (a copy on the board, a
-/// zero off it), so a reused buffer is never cleared first: zeroing the
-/// whole buffer cost as much as the copies (a tenth of self-play).
+/// zero off it), so a reused buffer is never cleared first: in a profile of
+/// self-play, zeroing the whole buffer took as many samples as the copies
+/// (about 9% each), though a whole iteration showed no self-play gain
+/// beyond noise (models/README.md, Part six).
 pub fn unfold3(x: &[f32], ns: usize, h: usize, w: usize, cin: usize, cols: &mut Vec<f32>) {
     cols.clear();
     cols.reserve(ns * h * w * 9 * cin);
