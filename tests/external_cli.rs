@@ -27,7 +27,7 @@ fn a_bot_that_sleeps_past_move_time_loses_on_timeout_and_is_killed() {
     let pid_dir = tempfile::tempdir().unwrap();
     let pid_file = pid_dir.path().join("pids");
     let yaml = format!(
-        "limits: {{move_time: 1s}}\nmatch: {{games: 2}}\nplayers:\n  - {{name: Sleepy, kind: external, command: [python3, tests/bots/sleeper.py], env: {{PID_FILE: '{}'}}}}\n  - {{kind: leftmost}}\n",
+        "limits: {{move_time: 3s}}\nmatch: {{games: 2}}\nplayers:\n  - {{name: Sleepy, kind: external, command: [python3, tests/bots/sleeper.py], env: {{PID_FILE: '{}'}}}}\n  - {{kind: leftmost}}\n",
         pid_file.display()
     );
     let ev = run_json(&yaml);

@@ -20,7 +20,9 @@
 #      rop20 (random_opening_plies: 20: games start after 0-20 random moves) |
 #      lr1e4 (the learning rate steps down again, to 0.0001, from iteration 321;
 #             in the recipe since, so it no longer applies) |
-#      buf300k (replay.capacity: 300000: a window of about 60 iterations, not 20)
+#      buf300k (replay.capacity: 300000: a window of about 60 iterations, not 20) |
+#      gumbel (self_play.gumbel: true: Gumbel root search at the recipe's 100
+#              simulations, policy targets from completed Q-values)
 set -e
 arm=$1
 ck=$2
@@ -37,7 +39,8 @@ case $arm in
   rop20) from='random_opening_plies: 10 }'; to='random_opening_plies: 20 }' ;;
   lr1e4) from='learning_rate: 0.0003 }]'; to='learning_rate: 0.0003 }, { from: 321, learning_rate: 0.0001 }]' ;;
   buf300k) from='capacity: 100000,'; to='capacity: 300000,' ;;
-  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k)" >&2; exit 2 ;;
+  gumbel) from='q_weight: 0.5,'; to='q_weight: 0.5, gumbel: true,' ;;
+  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel)" >&2; exit 2 ;;
 esac
 [ -f "$ck/meta.json" ] || { echo "no checkpoint in '$ck'" >&2; exit 2; }
 dir=${BRANCH_DIR:-target/branch/$arm}
