@@ -329,6 +329,18 @@ fn train_with_eval_accuracy_fills_the_columns_and_the_panel() {
             assert!((num(row, se) - (p * (1.0 - p) / 8.0).sqrt()).abs() < 1e-4);
         }
         assert!(num(row, "acc_s") >= 0.0);
+        // The iteration's CPU time: measured, and no more than its wall
+        // time on every core (plus a second for what the phases leave out).
+        let wall: f64 = ["selfplay_s", "train_s", "eval_s", "acc_s"]
+            .iter()
+            .map(|c| num(row, c))
+            .sum();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        let cpu = num(row, "cpu_s");
+        assert!(
+            cpu > 0.0 && cpu <= (wall + 1.0) * cores,
+            "cpu_s {cpu}, wall {wall} s on {cores} cores"
+        );
         let hours = num(row, "hours");
         assert!(hours > 0.0 && hours >= last_hours && hours < 1.0, "hours {hours}");
         last_hours = hours;

@@ -129,4 +129,10 @@ pub struct Row {
     /// compare single-process and distributed runs. In JSON, not the CSV.
     pub selfplay_positions: u64,
     pub selfplay_cpu_s: f64,
+    /// CPU seconds this process used for the whole iteration (self-play,
+    /// training, evaluation, accuracy; all threads; not the checkpoint's
+    /// writing): the compute the iteration took, whatever else shared the
+    /// machine, where the wall-clock seconds above grow with the load.
+    /// 0 in checkpoints older than it.
+    pub cpu_s: f64,
 }

@@ -15,6 +15,11 @@
 //! proved (`self_play.exact_value_nodes`; 0 when off). Last,
 //! `learning_rate`: the iteration's rate (`optimizer.learning_rate_schedule`;
 //! empty before training starts and in rows older than the column).
+//! Then `cpu_s`: the CPU seconds the iteration used, all threads together
+//! (empty in rows older than the column). `hours` counts wall time, which
+//! grows when other jobs share the cores (A/B arms side by side); the sum
+//! of `cpu_s` over the iterations, divided by the cores, is the time the
+//! same work takes on the machine alone.
 //!
 //! The chart is SVG so it needs no fonts or graphics libraries on the
 //! machine: text is left to the viewer.
@@ -24,7 +29,7 @@ pub use crate::az::meta::Row;
 pub const CSV_HEADER: &str = "iteration,games,positions,buffer,train_steps,policy_loss,value_loss,\
 selfplay_games_per_s,simulations_per_s,cache_hit_rate,mean_batch,train_steps_per_s,eval_score,eval_games,\
 eval_wins,eval_draws,eval_losses,selfplay_s,train_s,eval_s,acc_positions,acc_raw_mistakes,acc_raw_se,\
-acc_mcts_mistakes,acc_mcts_se,acc_s,hours,exact_values,learning_rate";
+acc_mcts_mistakes,acc_mcts_se,acc_s,hours,exact_values,learning_rate,cpu_s";
 
 fn opt(x: Option<f64>) -> String {
     x.map_or_else(String::new, |v| format!("{v:.5}"))
@@ -49,7 +54,7 @@ impl Row {
     /// The row's CSV line, given its training hours so far.
     pub fn csv(&self, hours: f64) -> String {
         format!(
-            "{},{},{},{},{},{},{},{:.3},{:.1},{:.4},{:.1},{:.2},{},{},{},{},{},{:.2},{:.2},{:.2},{},{},{},{},{},{:.2},{:.6},{},{}",
+            "{},{},{},{},{},{},{},{:.3},{:.1},{:.4},{:.1},{:.2},{},{},{},{},{},{:.2},{:.2},{:.2},{},{},{},{},{},{:.2},{:.6},{},{},{}",
             self.iteration,
             self.games,
             self.positions,
@@ -78,7 +83,11 @@ impl Row {
             self.acc_s,
             hours,
             self.exact_values,
-            self.learning_rate.map_or_else(String::new, |v| format!("{v}"))
+            self.learning_rate.map_or_else(String::new, |v| format!("{v}")),
+            match self.cpu_s {
+                0.0 => String::new(),
+                s => format!("{s:.2}"),
+            }
         )
     }
 }
@@ -296,10 +305,10 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);
         assert!(CSV_HEADER.ends_with(
-            ",acc_positions,acc_raw_mistakes,acc_raw_se,acc_mcts_mistakes,acc_mcts_se,acc_s,hours,exact_values,learning_rate"
+            ",acc_positions,acc_raw_mistakes,acc_raw_se,acc_mcts_mistakes,acc_mcts_se,acc_s,hours,exact_values,learning_rate,cpu_s"
         ));
         // Not measured: no positions and empty rates.
-        assert!(lines[1].ends_with(",0,,,,,0.00,0.000000,0,"), "{}", lines[1]);
+        assert!(lines[1].ends_with(",0,,,,,0.00,0.000000,0,,"), "{}", lines[1]);
         let cols = CSV_HEADER.split(',').count();
         for l in &lines {
             assert_eq!(l.split(',').count(), cols, "{l}");
@@ -329,6 +338,7 @@ mod tests {
                 acc_mcts_mistakes: Some(0.1),
                 acc_mcts_se: Some(0.017),
                 learning_rate: Some(3e-4),
+                cpu_s: 1234.5,
                 ..Default::default()
             },
         ];
@@ -343,10 +353,11 @@ mod tests {
         assert_eq!(col("acc_s"), "100.00");
         assert_eq!(col("hours"), "1.000000");
         assert_eq!(col("learning_rate"), "0.0003");
+        assert_eq!(col("cpu_s"), "1234.50");
         // An older checkpoint's row (no accuracy fields) still reads.
         let old: Row = serde_json::from_str(r#"{"iteration": 3, "eval_s": 36.0}"#).unwrap();
         assert_eq!((old.acc_positions, old.acc_raw_mistakes, old.acc_s), (0, None, 0.0));
-        assert!(old.csv(0.01).ends_with(",0,,,,,0.00,0.010000,0,"));
+        assert!(old.csv(0.01).ends_with(",0,,,,,0.00,0.010000,0,,"));
 
         let svg = chart_svg(&rows, "acc").unwrap();
         assert!(

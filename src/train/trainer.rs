@@ -653,6 +653,7 @@ impl Handler<RunIteration> for Trainer {
             )));
         };
         let work = async move {
+            let cpu0 = crate::util::cpu_seconds();
             let (mut st, row) = match tokio::task::spawn_blocking(move || {
                 let r = st.selfplay_and_train();
                 (st, r)
@@ -696,6 +697,7 @@ impl Handler<RunIteration> for Trainer {
                     Err(e) => return (Some(st), Err(e)),
                 };
             }
+            row.cpu_s = crate::util::cpu_seconds() - cpu0;
             match tokio::task::spawn_blocking(move || {
                 let r = st.checkpoint(row.clone()).map(|dir| (row, dir));
                 (st, r)
