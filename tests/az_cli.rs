@@ -335,7 +335,7 @@ fn train_with_eval_accuracy_fills_the_columns_and_the_panel() {
             .iter()
             .map(|c| num(row, c))
             .sum();
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        let cores = c4sim::util::cores() as f64;
         let cpu = num(row, "cpu_s");
         assert!(
             cpu > 0.0 && cpu <= (wall + 1.0) * cores,

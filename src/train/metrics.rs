@@ -36,7 +36,7 @@ fn opt(x: Option<f64>) -> String {
 }
 
 /// Seconds an iteration spent (see the module doc's `hours`).
-fn iteration_seconds(r: &Row) -> f64 {
+pub fn iteration_seconds(r: &Row) -> f64 {
     r.selfplay_s + r.train_s + r.eval_s + r.acc_s
 }
 

@@ -755,7 +755,7 @@ fn summary_line(r: &Row, total: u32, opponent: &str) -> String {
             r.rejected,
             r.mean_lag,
             r.buffer,
-            r.selfplay_s + r.train_s + r.eval_s + r.acc_s
+            metrics::iteration_seconds(r)
         );
     }
     format!(
@@ -767,7 +767,7 @@ fn summary_line(r: &Row, total: u32, opponent: &str) -> String {
         r.cache_hit_rate * 100.0,
         r.mean_batch,
         r.buffer,
-        r.selfplay_s + r.train_s + r.eval_s + r.acc_s
+        metrics::iteration_seconds(r)
     )
 }
 
