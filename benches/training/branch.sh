@@ -22,7 +22,9 @@
 #             in the recipe since, so it no longer applies) |
 #      buf300k (replay.capacity: 300000: a window of about 60 iterations, not 20) |
 #      gumbel (self_play.gumbel: true: Gumbel root search at the recipe's 100
-#              simulations, policy targets from completed Q-values)
+#              simulations, policy targets from completed Q-values) |
+#      rmove (self_play.random_move_share: 0.05: after the opening, one move
+#             in 20 is uniformly random)
 set -e
 arm=$1
 ck=$2
@@ -40,7 +42,8 @@ case $arm in
   lr1e4) from='learning_rate: 0.0003 }]'; to='learning_rate: 0.0003 }, { from: 321, learning_rate: 0.0001 }]' ;;
   buf300k) from='capacity: 100000,'; to='capacity: 300000,' ;;
   gumbel) from='q_weight: 0.5,'; to='q_weight: 0.5, gumbel: true,' ;;
-  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel)" >&2; exit 2 ;;
+  rmove) from='random_opening_plies: 10 }'; to='random_opening_plies: 10, random_move_share: 0.05 }' ;;
+  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove)" >&2; exit 2 ;;
 esac
 [ -f "$ck/meta.json" ] || { echo "no checkpoint in '$ck'" >&2; exit 2; }
 dir=${BRANCH_DIR:-target/branch/$arm}

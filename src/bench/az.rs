@@ -421,6 +421,7 @@ pub fn selfplay_bench(
             fast_simulations: simulations,
             q_weight: 0.0,
             random_opening_plies: 0,
+            random_move_share: 0.0,
             exact_value_nodes: 0,
             exact_policy_nodes: 0,
             gumbel: false,

@@ -250,6 +250,9 @@ fn self_play_value(s: &train::SelfPlaySettings) -> Value {
     if let Some(f) = s.fast_simulations {
         push(&mut self_play, "fast_simulations", Value::from(f));
     }
+    if s.random_move_share > 0.0 {
+        push(&mut self_play, "random_move_share", float32(s.random_move_share));
+    }
     if s.gumbel {
         push(&mut self_play, "gumbel", Value::from(true));
     }

@@ -23,6 +23,7 @@
 //! | `self_play.full_search_share` *(c4sim)* | number in (0, 1]: playout cap randomization (KataGo): the share of moves searched with `mcts.simulations` and root noise; only these become training positions | `1` |
 //! | `self_play.fast_simulations` *(c4sim)* | whole number ≥ 1: simulations of the other (fast, noise-free, unrecorded) moves | `mcts.simulations` |
 //! | `self_play.random_opening_plies` *(c4sim)* | whole number ≥ 0: each game first plays k uniformly random moves, k drawn from 0..=N (not searched, not recorded), so the network also learns the odd positions opening suites and people bring | `0` |
+//! | `self_play.random_move_share` *(c4sim)* | number in [0, 1]: after the opening, each move is with this chance a uniformly random legal move instead of the search's choice (the position is still recorded with the search's policy target), so games wander into the lopsided middle games that people and weaker programs reach; positions up to a game's last random move take the search value q as value target instead of the mix with the result z, which the random move spoiled | `0` |
 //! | `self_play.q_weight` *(c4sim)* | number in [0, 1]: share of the value target taken from the root's search value q instead of the game result z: `(1 − w)·z + w·q` | `0` |
 //! | `self_play.exact_value_nodes` *(c4sim)* | whole number ≥ 0: the perfect solver's node budget per recorded position; positions it proves within it get their exact result (+1, 0, −1) as value target, the others keep theirs; policy targets stay the search's (but see the next key). 0 = off; boards the solver cannot hold go without | `0` |
 //! | `self_play.exact_policy_nodes` *(c4sim)* | whole number ≥ 0: for each position proven by `exact_value_nodes`, the solver's budget for scoring all its columns; where every legal column is proven, the policy target is the best columns, shared evenly, instead of the visit shares. 0 = off; needs `exact_value_nodes` | `0` |
@@ -104,6 +105,8 @@ pub struct SelfPlaySettings {
     /// Weight of the search value q in the value target.
     pub q_weight: f32,
     pub random_opening_plies: u32,
+    /// The chance that a move after the opening is uniformly random.
+    pub random_move_share: f32,
     /// Solver nodes per recorded position for exact value targets (0: off).
     pub exact_value_nodes: u32,
     /// Solver nodes per proven position for exact policy targets (0: off).
@@ -272,6 +275,7 @@ impl Default for TrainSettings {
                 fast_simulations: None,
                 q_weight: 0.0,
                 random_opening_plies: 0,
+                random_move_share: 0.0,
                 exact_value_nodes: 0,
                 exact_policy_nodes: 0,
                 gumbel: false,
@@ -358,7 +362,7 @@ const MCTS_KEYS: [&str; 5] = [
     "dirichlet_weight",
     "root_prior_temperature",
 ];
-const SELF_PLAY_KEYS: [&str; 12] = [
+const SELF_PLAY_KEYS: [&str; 13] = [
     "games_per_iteration",
     "temperature_moves",
     "workers",
@@ -368,6 +372,7 @@ const SELF_PLAY_KEYS: [&str; 12] = [
     "fast_simulations",
     "q_weight",
     "random_opening_plies",
+    "random_move_share",
     "exact_value_nodes",
     "exact_policy_nodes",
     "gumbel",
@@ -597,6 +602,9 @@ fn parse_self_play(doc: Doc, e: &[(Node, Node)], sp: &mut SelfPlaySettings) -> R
         sp.fast_simulations = Some(doc.u32_at_least("fast_simulations", v, 1)?);
     }
     u32_key(doc, e, "random_opening_plies", 0, &mut sp.random_opening_plies)?;
+    if let Some((_, v)) = get(e, "random_move_share") {
+        sp.random_move_share = number(doc, "random_move_share", v, 0.0, false, 1.0)? as f32;
+    }
     u32_key(doc, e, "exact_value_nodes", 0, &mut sp.exact_value_nodes)?;
     u32_key(doc, e, "exact_policy_nodes", 0, &mut sp.exact_policy_nodes)?;
     if let Some((_, v)) = get(e, "gumbel") {
@@ -881,10 +889,13 @@ mod tests {
     #[test]
     fn playout_caps_and_q_targets() {
         let t = train(
-            "  self_play: { full_search_share: 0.25, fast_simulations: 30, q_weight: 0.5, random_opening_plies: 4 }\n",
+            "  self_play: { full_search_share: 0.25, fast_simulations: 30, q_weight: 0.5, random_opening_plies: 4,\n               random_move_share: 0.1 }\n",
         )
         .unwrap();
         assert_eq!(t.self_play.random_opening_plies, 4);
+        assert_eq!(t.self_play.random_move_share, 0.1);
+        let e = train("  self_play: { random_move_share: -0.1 }\n").unwrap_err();
+        assert!(e.contains("`random_move_share` must be at least 0"), "{e}");
         assert_eq!(t.self_play.full_search_share, 0.25);
         assert_eq!(t.self_play.fast_simulations, Some(30));
         assert_eq!(t.self_play.q_weight, 0.5);

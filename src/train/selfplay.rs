@@ -53,6 +53,16 @@ pub struct SelfPlayConfig {
     /// bring, which a network trained only on its own favourite openings
     /// has rarely seen.
     pub random_opening_plies: u32,
+    /// After the opening, each move is with this chance a uniformly random
+    /// legal move instead of the search's choice. Random openings taught
+    /// the odd first moves; these take games into the lopsided middle
+    /// games that people and weaker programs reach, where the network
+    /// errs most (models/README.md, Part four). The position before a
+    /// random move is still recorded with its search's targets; up to the
+    /// game's last random move the value target is the search value q
+    /// alone, as the result z then tells more of the random move than of
+    /// the position.
+    pub random_move_share: f32,
     /// Node budget of the perfect solver per recorded position (0: off):
     /// positions it proves get their exact result as value target instead
     /// of the mix of `z` and `q` ([`super::exact`]).
@@ -94,6 +104,7 @@ impl SelfPlayConfig {
             fast_simulations: s.self_play.fast_simulations.unwrap_or(s.mcts.simulations),
             q_weight: s.self_play.q_weight,
             random_opening_plies: s.self_play.random_opening_plies,
+            random_move_share: s.self_play.random_move_share,
             exact_value_nodes: u64::from(s.self_play.exact_value_nodes),
             exact_policy_nodes: u64::from(s.self_play.exact_policy_nodes),
             gumbel: s.self_play.gumbel,
@@ -182,6 +193,9 @@ struct Slot<B: Bits> {
     pending: Option<(Position<B>, bool)>,
     /// The current move's Gumbel plan (`SelfPlayConfig::gumbel`).
     plan: Option<GumbelRoot>,
+    /// The ply of the game's last random move
+    /// (`SelfPlayConfig::random_move_share`), if any.
+    last_random: Option<usize>,
 }
 
 enum Step {
@@ -204,6 +218,7 @@ impl<B: Bits> Slot<B> {
             path: Vec::new(),
             pending: None,
             plan: None,
+            last_random: None,
         };
         slot.full = slot.draw_full(cfg);
         slot
@@ -214,6 +229,19 @@ impl<B: Bits> Slot<B> {
     /// the same as before the option existed).
     fn draw_full(&mut self, cfg: &SelfPlayConfig) -> bool {
         cfg.full_search_share >= 1.0 || self.rng.gen::<f32>() < cfg.full_search_share
+    }
+
+    /// With chance `random_move_share`, a uniformly random legal column of
+    /// `pos` to play instead of the search's. Draws nothing at share 0, so
+    /// games are the same as before the option existed.
+    fn random_move(&mut self, geo: &Geometry<B>, cfg: &SelfPlayConfig, pos: &Position<B>) -> Option<usize> {
+        if cfg.random_move_share <= 0.0 || self.rng.gen::<f32>() >= cfg.random_move_share {
+            return None;
+        }
+        let legal: Vec<usize> = (0..geo.cfg.cols)
+            .filter(|&c| pos.legal_mask(geo) >> c & 1 == 1)
+            .collect();
+        Some(legal[self.rng.gen_range(0..legal.len())])
     }
 
     fn budget(&self, cfg: &SelfPlayConfig) -> u32 {
@@ -359,6 +387,13 @@ impl<B: Bits> Slot<B> {
             }
             _ => self.tree.best_move(),
         };
+        let col = match self.random_move(geo, cfg, &pos) {
+            Some(c) => {
+                self.last_random = Some(self.moves.len());
+                c
+            }
+            None => col,
+        };
         if self.full {
             self.history.push((self.moves.len(), pos, policy, info.value));
         }
@@ -373,8 +408,11 @@ impl<B: Bits> Slot<B> {
                 .history
                 .iter()
                 .map(|&(ply, ref p, ref pol, q)| {
-                    let z = result_for(winner, ply);
-                    Sample::new(p, cells, pol, (1.0 - cfg.q_weight) * z + cfg.q_weight * q)
+                    let value = match self.last_random {
+                        Some(r) if ply <= r => q,
+                        _ => (1.0 - cfg.q_weight) * result_for(winner, ply) + cfg.q_weight * q,
+                    };
+                    Sample::new(p, cells, pol, value)
                 })
                 .collect();
             stats.games += 1;
@@ -631,6 +669,7 @@ mod tests {
             fast_simulations: 16,
             q_weight: 0.0,
             random_opening_plies: 0,
+            random_move_share: 0.0,
             exact_value_nodes: 0,
             exact_policy_nodes: 0,
             gumbel: false,
@@ -747,6 +786,41 @@ mod tests {
                 assert_eq!(s.value, result_for(game.winner, ply));
             }
         }
+    }
+
+    /// Random moves change the games (same seed), and the value target
+    /// of every position up to a game's last random move is the search
+    /// value q, not the result z: with every move random, no target is z
+    /// unless q happens to equal it (a proven position).
+    #[test]
+    fn random_moves() {
+        let (g, net) = setup(4, 5, 3);
+        let done = AtomicU64::new(0);
+        let play = |share| {
+            let c = SelfPlayConfig {
+                random_move_share: share,
+                ..cfg(4)
+            };
+            play_games(&g, &c, &mut CpuEvaluator::new(net.clone()), 0, 12, 4, &done).0
+        };
+        let moves = |v: &[GameOut]| v.iter().map(|g| g.moves.clone()).collect::<Vec<_>>();
+        let (none, some, all) = (play(0.0), play(0.3), play(1.0));
+        assert_ne!(moves(&none), moves(&some));
+        let mut samples = 0;
+        let mut not_z = 0;
+        for game in &all {
+            assert_eq!(game.samples.len(), game.moves.len(), "random moves are still recorded");
+            for s in &game.samples {
+                let ply = (s.mine.iter().chain(&s.theirs).map(|w| w.count_ones()).sum::<u32>()) as usize;
+                assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                assert!((-1.0001..=1.0001).contains(&s.value));
+                samples += 1;
+                not_z += usize::from(s.value != result_for(game.winner, ply));
+            }
+        }
+        // (Without the rule every target would be z here, as q_weight is 0;
+        // on this small board many positions are proven, where q is z.)
+        assert!(not_z * 2 > samples, "{not_z} of {samples} targets are not the result");
     }
 
     /// A game's moves depend on its number and the seed, not on how many

@@ -119,7 +119,8 @@ pub(crate) fn settings_json(t: &TrainSettings) -> serde_json::Value {
                        "cache_size": t.self_play.cache_size, "full_search_share": t.self_play.full_search_share,
                        "fast_simulations": t.self_play.fast_simulations.unwrap_or(t.mcts.simulations),
                        "q_weight": t.self_play.q_weight,
-                       "random_opening_plies": t.self_play.random_opening_plies },
+                       "random_opening_plies": t.self_play.random_opening_plies,
+                       "random_move_share": t.self_play.random_move_share },
         "optimizer": { "steps_per_iteration": t.optimizer.steps_per_iteration, "batch_size": t.optimizer.batch_size,
                        "learning_rate": t.optimizer.learning_rate,
                        "learning_rate_schedule": t.optimizer.learning_rate_schedule.iter()
