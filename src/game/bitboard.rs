@@ -337,6 +337,18 @@ impl<B: Bits> Position<B> {
         m
     }
 
+    /// A legal column drawn uniformly (the position must have one): one
+    /// draw of `0..n` for the n legal columns, then the draw-th of them.
+    pub fn random_legal_column(&self, geo: &Geometry<B>, rng: &mut impl rand::Rng) -> usize {
+        let mut m = self.legal_mask(geo);
+        let mut k = rng.gen_range(0..m.count_ones());
+        while k > 0 {
+            m &= m - 1;
+            k -= 1;
+        }
+        m.trailing_zeros() as usize
+    }
+
     /// Plays a legal column: the returned position is from the opponent's view.
     #[inline]
     pub fn play(&self, geo: &Geometry<B>, col: usize) -> (Self, Status) {

@@ -18,7 +18,7 @@
 use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position, Status};
 use crate::game::Board;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// Plain UCT player; see the module documentation.
@@ -243,14 +243,7 @@ impl Tree {
     fn playout<B: Bits>(geo: &Geometry<B>, mut pos: Position<B>, rng: &mut ChaCha8Rng) -> f64 {
         let mut plies = 0u32;
         loop {
-            let legal = pos.legal_mask(geo);
-            let mut k = rng.gen_range(0..legal.count_ones());
-            let mut m = legal;
-            while k > 0 {
-                m &= m - 1;
-                k -= 1;
-            }
-            let col = m.trailing_zeros() as usize;
+            let col = pos.random_legal_column(geo, rng);
             let (next, status) = pos.play(geo, col);
             pos = next;
             plies += 1;

@@ -238,10 +238,7 @@ impl<B: Bits> Slot<B> {
         if cfg.random_move_share <= 0.0 || self.rng.gen::<f32>() >= cfg.random_move_share {
             return None;
         }
-        let legal: Vec<usize> = (0..geo.cfg.cols)
-            .filter(|&c| pos.legal_mask(geo) >> c & 1 == 1)
-            .collect();
-        Some(legal[self.rng.gen_range(0..legal.len())])
+        Some(pos.random_legal_column(geo, &mut self.rng))
     }
 
     fn budget(&self, cfg: &SelfPlayConfig) -> u32 {
@@ -657,6 +654,11 @@ mod tests {
         (Geometry::new(cfg), Arc::new(Folded::from_net(&net).unwrap()))
     }
 
+    /// A sample's ply: the stones on its board.
+    fn ply_of(s: &Sample) -> usize {
+        s.mine.iter().chain(&s.theirs).map(|w| w.count_ones()).sum::<u32>() as usize
+    }
+
     fn cfg(concurrent: usize) -> SelfPlayConfig {
         SelfPlayConfig {
             simulations: 16,
@@ -756,7 +758,7 @@ mod tests {
         let mut mixed = 0;
         for game in &games {
             for s in &game.samples {
-                let ply = (s.mine.iter().chain(&s.theirs).map(|w| w.count_ones()).sum::<u32>()) as usize;
+                let ply = ply_of(s);
                 let z = result_for(game.winner, ply);
                 let q = (s.value - 0.5 * z) / 0.5;
                 assert!((-1.0001..=1.0001).contains(&q), "value {} for z {z}", s.value);
@@ -781,7 +783,7 @@ mod tests {
             let opening = game.moves.len() - game.samples.len();
             assert!(opening <= 3, "{opening} unsearched moves");
             for s in &game.samples {
-                let ply = (s.mine.iter().chain(&s.theirs).map(|w| w.count_ones()).sum::<u32>()) as usize;
+                let ply = ply_of(s);
                 assert!(ply >= opening);
                 assert_eq!(s.value, result_for(game.winner, ply));
             }
@@ -811,7 +813,7 @@ mod tests {
         for game in &all {
             assert_eq!(game.samples.len(), game.moves.len(), "random moves are still recorded");
             for s in &game.samples {
-                let ply = (s.mine.iter().chain(&s.theirs).map(|w| w.count_ones()).sum::<u32>()) as usize;
+                let ply = ply_of(s);
                 assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
                 assert!((-1.0001..=1.0001).contains(&s.value));
                 samples += 1;
