@@ -24,7 +24,8 @@
 #      gumbel (self_play.gumbel: true: Gumbel root search at the recipe's 100
 #              simulations, policy targets from completed Q-values) |
 #      rmove (self_play.random_move_share: 0.05: after the opening, one move
-#             in 20 is uniformly random)
+#             in 20 is uniformly random) |
+#      rmove10 (random_move_share: 0.1: one move in 10)
 set -e
 arm=$1
 ck=$2
@@ -43,7 +44,8 @@ case $arm in
   buf300k) from='capacity: 100000,'; to='capacity: 300000,' ;;
   gumbel) from='q_weight: 0.5,'; to='q_weight: 0.5, gumbel: true,' ;;
   rmove) from='random_opening_plies: 10 }'; to='random_opening_plies: 10, random_move_share: 0.05 }' ;;
-  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove)" >&2; exit 2 ;;
+  rmove10) from='random_opening_plies: 10 }'; to='random_opening_plies: 10, random_move_share: 0.1 }' ;;
+  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10)" >&2; exit 2 ;;
 esac
 [ -f "$ck/meta.json" ] || { echo "no checkpoint in '$ck'" >&2; exit 2; }
 dir=${BRANCH_DIR:-target/branch/$arm}
