@@ -25,7 +25,11 @@
 #              simulations, policy targets from completed Q-values) |
 #      rmove (self_play.random_move_share: 0.05: after the opening, one move
 #             in 20 is uniformly random) |
-#      rmove10 (random_move_share: 0.1: one move in 10)
+#      rmove10 (random_move_share: 0.1: one move in 10) |
+#      fpo (self_play.forced_playouts: 2: KataGo's forced playouts with
+#           policy target pruning) |
+#      qbest (self_play.q_best_child: true: q in the value target from the
+#             root's best move, not the root's mean)
 set -e
 arm=$1
 ck=$2
@@ -45,7 +49,9 @@ case $arm in
   gumbel) from='q_weight: 0.5,'; to='q_weight: 0.5, gumbel: true,' ;;
   rmove) from='random_opening_plies: 10 }'; to='random_opening_plies: 10, random_move_share: 0.05 }' ;;
   rmove10) from='random_opening_plies: 10 }'; to='random_opening_plies: 10, random_move_share: 0.1 }' ;;
-  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10)" >&2; exit 2 ;;
+  fpo) from='random_opening_plies: 10 }'; to='random_opening_plies: 10, forced_playouts: 2 }' ;;
+  qbest) from='q_weight: 0.5,'; to='q_weight: 0.5, q_best_child: true,' ;;
+  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10, fpo, qbest)" >&2; exit 2 ;;
 esac
 [ -f "$ck/meta.json" ] || { echo "no checkpoint in '$ck'" >&2; exit 2; }
 dir=${BRANCH_DIR:-target/branch/$arm}

@@ -420,11 +420,13 @@ pub fn selfplay_bench(
             full_search_share: 1.0,
             fast_simulations: simulations,
             q_weight: 0.0,
+            q_best_child: false,
             random_opening_plies: 0,
             random_move_share: 0.0,
             exact_value_nodes: 0,
             exact_policy_nodes: 0,
             gumbel: false,
+            forced_playouts: 0.0,
             concurrent: conc.min((games as usize).div_ceil(w)).max(1),
             cache_size: 200_000,
         };

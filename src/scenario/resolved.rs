@@ -253,6 +253,12 @@ fn self_play_value(s: &train::SelfPlaySettings) -> Value {
     if s.random_move_share > 0.0 {
         push(&mut self_play, "random_move_share", float32(s.random_move_share));
     }
+    if s.q_best_child {
+        push(&mut self_play, "q_best_child", Value::from(true));
+    }
+    if s.forced_playouts > 0.0 {
+        push(&mut self_play, "forced_playouts", float32(s.forced_playouts));
+    }
     if s.gumbel {
         push(&mut self_play, "gumbel", Value::from(true));
     }

@@ -25,8 +25,10 @@
 //! | `self_play.random_opening_plies` *(c4sim)* | whole number ≥ 0: each game first plays k uniformly random moves, k drawn from 0..=N (not searched, not recorded), so the network also learns the odd positions opening suites and people bring | `0` |
 //! | `self_play.random_move_share` *(c4sim)* | number in [0, 1]: after the opening, each move is with this chance a uniformly random legal move instead of the search's choice (the position is still recorded with the search's policy target), so games wander into the lopsided middle games that people and weaker programs reach; positions up to a game's last random move take the search value q as value target instead of the mix with the result z, which the random move spoiled | `0` |
 //! | `self_play.q_weight` *(c4sim)* | number in [0, 1]: share of the value target taken from the root's search value q instead of the game result z: `(1 − w)·z + w·q` | `0` |
+//! | `self_play.q_best_child` *(c4sim)* | `true` or `false`: the search value q in the value target is the value of the root's best move (a proven win, else the most visited) instead of the mean over all the root's visits, which noise and exploration pull towards poorer moves | `false` |
 //! | `self_play.exact_value_nodes` *(c4sim)* | whole number ≥ 0: the perfect solver's node budget per recorded position; positions it proves within it get their exact result (+1, 0, −1) as value target, the others keep theirs; policy targets stay the search's (but see the next key). 0 = off; boards the solver cannot hold go without | `0` |
 //! | `self_play.exact_policy_nodes` *(c4sim)* | whole number ≥ 0: for each position proven by `exact_value_nodes`, the solver's budget for scoring all its columns; where every legal column is proven, the policy target is the best columns, shared evenly, instead of the visit shares. 0 = off; needs `exact_value_nodes` | `0` |
+//! | `self_play.forced_playouts` *(c4sim)* | number in [0, 100]: KataGo's forced playouts with policy target pruning (Wu 2019), the factor `k`: in a full search each root child with prior `p` (noise included) gets at least `sqrt(k · p · N)` of the root's `N` visits, and the recorded policy target takes back the forced visits that PUCT would not have spent (a child left with one visit or less drops out), so noise-favoured moves are judged without the noise being learnt; KataGo uses 2. 0 = off; ignored with `gumbel` | `0` |
 //! | `self_play.gumbel` *(c4sim)* | `true` or `false`: Gumbel root search (Danihelka et al. 2022) instead of PUCT with Dirichlet noise at the root: moves sampled by Gumbel-top-k and sequential halving over `mcts.simulations`, Gumbel noise for the first `temperature_moves` plies, policy targets `softmax(logits + σ(completed Q))`; below the root, PUCT as before. Meant for few simulations (16–32) | `false` |
 //! | `optimizer.steps_per_iteration` | whole number ≥ 1 | `1000` |
 //! | `optimizer.batch_size` | whole number ≥ 2 | `64` |
@@ -104,9 +106,13 @@ pub struct SelfPlaySettings {
     pub fast_simulations: Option<u32>,
     /// Weight of the search value q in the value target.
     pub q_weight: f32,
+    /// q from the root's best move instead of the root's mean.
+    pub q_best_child: bool,
     pub random_opening_plies: u32,
     /// The chance that a move after the opening is uniformly random.
     pub random_move_share: f32,
+    /// Forced playouts' factor k, with policy target pruning (0: off).
+    pub forced_playouts: f32,
     /// Solver nodes per recorded position for exact value targets (0: off).
     pub exact_value_nodes: u32,
     /// Solver nodes per proven position for exact policy targets (0: off).
@@ -274,8 +280,10 @@ impl Default for TrainSettings {
                 full_search_share: 1.0,
                 fast_simulations: None,
                 q_weight: 0.0,
+                q_best_child: false,
                 random_opening_plies: 0,
                 random_move_share: 0.0,
+                forced_playouts: 0.0,
                 exact_value_nodes: 0,
                 exact_policy_nodes: 0,
                 gumbel: false,
@@ -362,7 +370,7 @@ const MCTS_KEYS: [&str; 5] = [
     "dirichlet_weight",
     "root_prior_temperature",
 ];
-const SELF_PLAY_KEYS: [&str; 13] = [
+const SELF_PLAY_KEYS: [&str; 15] = [
     "games_per_iteration",
     "temperature_moves",
     "workers",
@@ -371,8 +379,10 @@ const SELF_PLAY_KEYS: [&str; 13] = [
     "full_search_share",
     "fast_simulations",
     "q_weight",
+    "q_best_child",
     "random_opening_plies",
     "random_move_share",
+    "forced_playouts",
     "exact_value_nodes",
     "exact_policy_nodes",
     "gumbel",
@@ -605,6 +615,9 @@ fn parse_self_play(doc: Doc, e: &[(Node, Node)], sp: &mut SelfPlaySettings) -> R
     if let Some((_, v)) = get(e, "random_move_share") {
         sp.random_move_share = number(doc, "random_move_share", v, 0.0, false, 1.0)? as f32;
     }
+    if let Some((_, v)) = get(e, "forced_playouts") {
+        sp.forced_playouts = number(doc, "forced_playouts", v, 0.0, false, 100.0)? as f32;
+    }
     u32_key(doc, e, "exact_value_nodes", 0, &mut sp.exact_value_nodes)?;
     u32_key(doc, e, "exact_policy_nodes", 0, &mut sp.exact_policy_nodes)?;
     if let Some((_, v)) = get(e, "gumbel") {
@@ -621,6 +634,9 @@ fn parse_self_play(doc: Doc, e: &[(Node, Node)], sp: &mut SelfPlaySettings) -> R
     }
     if let Some((_, v)) = get(e, "q_weight") {
         sp.q_weight = number(doc, "q_weight", v, 0.0, false, 1.0)? as f32;
+    }
+    if let Some((_, v)) = get(e, "q_best_child") {
+        sp.q_best_child = doc.bool("q_best_child", v)?;
     }
     Ok(())
 }
@@ -894,11 +910,25 @@ mod tests {
         .unwrap();
         assert_eq!(t.self_play.random_opening_plies, 4);
         assert_eq!(t.self_play.random_move_share, 0.1);
+        assert_eq!(t.self_play.forced_playouts, 0.0, "off unless asked for");
+        let forced = train("  self_play: { forced_playouts: 2 }\n").unwrap();
+        assert_eq!(forced.self_play.forced_playouts, 2.0);
+        let e = train("  self_play: { forced_playouts: 101 }\n").unwrap_err();
+        assert!(e.contains("`forced_playouts`"), "{e}");
         let e = train("  self_play: { random_move_share: -0.1 }\n").unwrap_err();
         assert!(e.contains("`random_move_share` must be at least 0"), "{e}");
         assert_eq!(t.self_play.full_search_share, 0.25);
         assert_eq!(t.self_play.fast_simulations, Some(30));
         assert_eq!(t.self_play.q_weight, 0.5);
+        assert!(!t.self_play.q_best_child, "off unless asked for");
+        assert!(
+            train("  self_play: { q_best_child: true }\n")
+                .unwrap()
+                .self_play
+                .q_best_child
+        );
+        let e = train("  self_play: { q_best_child: 1 }\n").unwrap_err();
+        assert!(e.contains("`q_best_child`"), "{e}");
         let e = train("  self_play: { full_search_share: 0 }\n").unwrap_err();
         assert!(e.contains("`full_search_share` must be more than 0"), "{e}");
         let e = train("  self_play: { q_weight: 1.5 }\n").unwrap_err();

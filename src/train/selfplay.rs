@@ -47,6 +47,11 @@ pub struct SelfPlayConfig {
     /// is noisy (one random game), the root's search value `q` is not, but
     /// is only as good as the network; mixing them learns faster.
     pub q_weight: f32,
+    /// `q` is the value of the root's best move ([`Tree::best_move`]: a
+    /// proven win, else the most visited) instead of the root's mean over
+    /// all its visits, which the noise's and exploration's visits to
+    /// poorer moves pull down. A proven root's value is exact either way.
+    pub q_best_child: bool,
     /// Each game first plays k uniformly random moves, k drawn from
     /// `0..=random_opening_plies` (not searched, not recorded): games then
     /// also start from the odd positions that opening suites and people
@@ -75,6 +80,13 @@ pub struct SelfPlayConfig {
     /// `temperature_moves` plies, the halving's survivor played, the
     /// improved policy as target.
     pub gumbel: bool,
+    /// KataGo's forced playouts with policy target pruning (`k`; 0: off):
+    /// a full search's root owes each child `sqrt(k · prior · N)` visits,
+    /// and the recorded policy target takes back those the child would not
+    /// have had from PUCT ([`Tree::forced_root_column`],
+    /// [`Tree::pruned_policy_target`]). Moves are still chosen by the raw
+    /// visits. Not with `gumbel`.
+    pub forced_playouts: f32,
     /// Games advanced at once by one worker (the largest network batch).
     pub concurrent: usize,
     /// Cached network outputs per worker (0: no cache).
@@ -103,11 +115,13 @@ impl SelfPlayConfig {
             full_search_share: s.self_play.full_search_share,
             fast_simulations: s.self_play.fast_simulations.unwrap_or(s.mcts.simulations),
             q_weight: s.self_play.q_weight,
+            q_best_child: s.self_play.q_best_child,
             random_opening_plies: s.self_play.random_opening_plies,
             random_move_share: s.self_play.random_move_share,
             exact_value_nodes: u64::from(s.self_play.exact_value_nodes),
             exact_policy_nodes: u64::from(s.self_play.exact_policy_nodes),
             gumbel: s.self_play.gumbel,
+            forced_playouts: s.self_play.forced_playouts,
             concurrent,
             cache_size: s.self_play.cache_size as usize,
         }
@@ -308,7 +322,7 @@ impl<B: Bits> Slot<B> {
                 }
                 continue;
             }
-            let leaf = match self.gumbel_column(cfg, cols) {
+            let leaf = match self.gumbel_column(cfg, cols).or_else(|| self.forced_column(cfg)) {
                 Some(col) => self.tree.select_under(geo, cfg.c_puct, col, &mut self.path),
                 None => self.tree.select(geo, cfg.c_puct, &mut self.path),
             };
@@ -348,6 +362,16 @@ impl<B: Bits> Slot<B> {
         Some(self.plan.as_mut().expect("made above").next(&moves, value))
     }
 
+    /// The root move the next simulation must explore because forced
+    /// playouts (`SelfPlayConfig::forced_playouts`) owe it visits: full
+    /// PUCT searches only, whose root has noise.
+    fn forced_column(&self, cfg: &SelfPlayConfig) -> Option<usize> {
+        if cfg.forced_playouts <= 0.0 || !self.full || cfg.gumbel {
+            return None;
+        }
+        self.tree.forced_root_column(cfg.forced_playouts)
+    }
+
     /// Picks and plays a move once the search is complete; returns the
     /// game when it ends.
     fn play_move(&mut self, geo: &Geometry<B>, cfg: &SelfPlayConfig, stats: &mut SelfPlayStats) -> Option<GameOut> {
@@ -366,6 +390,10 @@ impl<B: Bits> Slot<B> {
                     Some(plan.choose(&moves, value)),
                 )
             }
+            None if self.full && cfg.forced_playouts > 0.0 => (
+                self.tree.pruned_policy_target(cols, cfg.c_puct, cfg.forced_playouts),
+                None,
+            ),
             None => (self.tree.policy_target(cols), None),
         };
         let pos = *self.tree.root_pos();
@@ -392,7 +420,11 @@ impl<B: Bits> Slot<B> {
             None => col,
         };
         if self.full {
-            self.history.push((self.moves.len(), pos, policy, info.value));
+            let q = match cfg.q_best_child && !self.tree.root_proven() {
+                true => info.q[self.tree.best_move()].unwrap_or(info.value),
+                false => info.value,
+            };
+            self.history.push((self.moves.len(), pos, policy, q));
         }
         self.moves.push(col);
         stats.moves += 1;
@@ -659,6 +691,16 @@ mod tests {
         s.mine.iter().chain(&s.theirs).map(|w| w.count_ones()).sum::<u32>() as usize
     }
 
+    /// `count` games of `c` on `g` with `net`, from seed `seed`.
+    fn games(g: &Geometry<u64>, net: &Arc<Folded>, c: &SelfPlayConfig, count: u64, seed: u64) -> Vec<GameOut> {
+        let done = AtomicU64::new(0);
+        play_games(g, c, &mut CpuEvaluator::new(Arc::clone(net)), 0, count, seed, &done).0
+    }
+
+    fn moves_of(v: &[GameOut]) -> Vec<Vec<usize>> {
+        v.iter().map(|g| g.moves.clone()).collect()
+    }
+
     fn cfg(concurrent: usize) -> SelfPlayConfig {
         SelfPlayConfig {
             simulations: 16,
@@ -670,11 +712,13 @@ mod tests {
             full_search_share: 1.0,
             fast_simulations: 16,
             q_weight: 0.0,
+            q_best_child: false,
             random_opening_plies: 0,
             random_move_share: 0.0,
             exact_value_nodes: 0,
             exact_policy_nodes: 0,
             gumbel: false,
+            forced_playouts: 0.0,
             concurrent,
             cache_size: 1000,
         }
@@ -727,10 +771,9 @@ mod tests {
                 assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{:?}", s.policy);
             }
         }
-        let moves = |gs: &[GameOut]| gs.iter().map(|g| g.moves.clone()).collect::<Vec<_>>();
-        assert_eq!(moves(&play(1).0), moves(&games));
-        assert_ne!(moves(&play(2).0), moves(&games));
-        let distinct: std::collections::BTreeSet<_> = moves(&games).into_iter().collect();
+        assert_eq!(moves_of(&play(1).0), moves_of(&games));
+        assert_ne!(moves_of(&play(2).0), moves_of(&games));
+        let distinct: std::collections::BTreeSet<_> = moves_of(&games).into_iter().collect();
         assert!(distinct.len() > 1, "Gumbel noise varies the games");
     }
 
@@ -797,17 +840,15 @@ mod tests {
     #[test]
     fn random_moves() {
         let (g, net) = setup(4, 5, 3);
-        let done = AtomicU64::new(0);
         let play = |share| {
             let c = SelfPlayConfig {
                 random_move_share: share,
                 ..cfg(4)
             };
-            play_games(&g, &c, &mut CpuEvaluator::new(net.clone()), 0, 12, 4, &done).0
+            games(&g, &net, &c, 12, 4)
         };
-        let moves = |v: &[GameOut]| v.iter().map(|g| g.moves.clone()).collect::<Vec<_>>();
         let (none, some, all) = (play(0.0), play(0.3), play(1.0));
-        assert_ne!(moves(&none), moves(&some));
+        assert_ne!(moves_of(&none), moves_of(&some));
         let mut samples = 0;
         let mut not_z = 0;
         for game in &all {
@@ -823,6 +864,69 @@ mod tests {
         // (Without the rule every target would be z here, as q_weight is 0;
         // on this small board many positions are proven, where q is z.)
         assert!(not_z * 2 > samples, "{not_z} of {samples} targets are not the result");
+    }
+
+    /// Forced playouts change the searches (the same seed gives other
+    /// games), their policy targets stay distributions, and pruning leaves
+    /// fewer columns with a share than the raw visits had.
+    #[test]
+    fn forced_playouts_and_pruning() {
+        let (g, net) = setup(4, 5, 3);
+        let play = |k| {
+            let c = SelfPlayConfig {
+                forced_playouts: k,
+                simulations: 40,
+                ..cfg(4)
+            };
+            games(&g, &net, &c, 12, 6)
+        };
+        let (off, on) = (play(0.0), play(2.0));
+        assert_ne!(moves_of(&off), moves_of(&on));
+        let support = |v: &[GameOut]| {
+            let (mut cols, mut n) = (0usize, 0usize);
+            for s in v.iter().flat_map(|g| &g.samples) {
+                assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{:?}", s.policy);
+                cols += s.policy.iter().filter(|&&p| p > 0.0).count();
+                n += 1;
+            }
+            cols as f64 / n as f64
+        };
+        let (s_off, s_on) = (support(&off), support(&on));
+        assert!(
+            s_on < s_off,
+            "pruned targets are sharper: {s_on} vs {s_off} columns a position"
+        );
+    }
+
+    /// `q_best_child` changes the value targets only: the same games, and
+    /// with `q_weight` 1 some targets differ (the best move's value against
+    /// the root's mean) while positions the search proved keep theirs.
+    #[test]
+    fn q_from_the_best_child() {
+        let (g, net) = setup(4, 5, 3);
+        let play = |best| {
+            let c = SelfPlayConfig {
+                q_weight: 1.0,
+                q_best_child: best,
+                simulations: 40,
+                ..cfg(4)
+            };
+            games(&g, &net, &c, 8, 7)
+        };
+        let (mean, best) = (play(false), play(true));
+        assert_eq!(moves_of(&mean), moves_of(&best), "the games do not change");
+        let (mut differ, mut n) = (0, 0);
+        for (a, b) in mean
+            .iter()
+            .flat_map(|g| &g.samples)
+            .zip(best.iter().flat_map(|g| &g.samples))
+        {
+            assert_eq!(a.policy, b.policy);
+            assert!((-1.0001..=1.0001).contains(&b.value));
+            differ += usize::from(a.value != b.value);
+            n += 1;
+        }
+        assert!(differ > 0 && differ < n, "{differ} of {n} value targets differ");
     }
 
     /// A game's moves depend on its number and the seed, not on how many
@@ -841,9 +945,8 @@ mod tests {
             Box::new(CpuEvaluator::new(net)),
         ];
         let (par, _) = play_parallel(&g, &c, &mut evals, 4, 9, &done);
-        let moves = |v: &[GameOut]| v.iter().map(|g| g.moves.clone()).collect::<Vec<_>>();
-        assert_eq!(moves(&one), moves(&many));
-        assert_eq!(moves(&one), moves(&par));
+        assert_eq!(moves_of(&one), moves_of(&many));
+        assert_eq!(moves_of(&one), moves_of(&par));
         assert!(s4.batches < s1.batches);
     }
 }

@@ -109,7 +109,7 @@ pub(crate) fn settings_json(t: &TrainSettings) -> serde_json::Value {
         OpeningSuite::Plies(p) => json!({ "plies": p }),
         OpeningSuite::File(f) => json!({ "file": f }),
     };
-    json!({
+    let mut settings = json!({
         "network": { "blocks": t.network.blocks, "channels": t.network.channels, "value_hidden": t.network.value_hidden },
         "mcts": { "simulations": t.mcts.simulations, "c_puct": t.mcts.c_puct,
                   "dirichlet_alpha": t.mcts.dirichlet_alpha, "dirichlet_weight": t.mcts.dirichlet_weight,
@@ -137,7 +137,16 @@ pub(crate) fn settings_json(t: &TrainSettings) -> serde_json::Value {
                       "simulations": t.accuracy_simulations() })) },
         "iterations": t.iterations,
         "device": t.device,
-    })
+    });
+    // These keys are written only when on, so that runs from before them compare equal
+    // with a worker's settings (`worker::warn_if_settings_differ`).
+    if t.self_play.forced_playouts > 0.0 {
+        settings["self_play"]["forced_playouts"] = json!(t.self_play.forced_playouts);
+    }
+    if t.self_play.q_best_child {
+        settings["self_play"]["q_best_child"] = json!(true);
+    }
+    settings
 }
 
 impl TrainState {

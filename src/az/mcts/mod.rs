@@ -367,24 +367,107 @@ impl<B: Bits> Tree<B> {
     /// still sit on moves that do not win. Moves proven lost get nothing
     /// (unless every move is lost: then the visits as they are).
     pub fn policy_target(&self, cols: usize) -> Vec<f32> {
+        self.shares_of(cols, |c| c.visits as f32)
+    }
+
+    /// The root's children a policy target shares among: those not proven
+    /// lost, or all of them when no such child has a visit.
+    fn target_children(&self) -> Vec<&Node> {
+        let kids = self.children(&self.nodes[self.root as usize]);
+        let alive = |c: &&Node| c.proven != LOSS;
+        if kids.iter().filter(alive).any(|c| c.visits > 0) {
+            kids.iter().filter(alive).collect()
+        } else {
+            kids.iter().collect()
+        }
+    }
+
+    /// A policy target from a weight per child of [`Tree::target_children`],
+    /// normalised; a proven root's is its [`Tree::best_move`] alone.
+    fn shares_of(&self, cols: usize, weight: impl Fn(&Node) -> f32) -> Vec<f32> {
         let mut target = vec![0f32; cols];
         if self.root_proven() && self.root_expanded() {
             target[self.best_move()] = 1.0;
             return target;
         }
-        let root = self.nodes[self.root as usize];
-        let kids = self.children(&root);
-        let alive = |c: &&Node| c.proven != LOSS;
-        let keep: Vec<&Node> = if kids.iter().filter(alive).any(|c| c.visits > 0) {
-            kids.iter().filter(alive).collect()
-        } else {
-            kids.iter().collect()
-        };
-        let total: u32 = keep.iter().map(|c| c.visits).sum();
-        for c in keep {
-            target[c.col as usize] = c.visits as f32 / total.max(1) as f32;
+        let keep = self.target_children();
+        let weights: Vec<f32> = keep.iter().map(|c| weight(c)).collect();
+        let total: f32 = weights.iter().sum();
+        for (c, w) in keep.iter().zip(weights) {
+            target[c.col as usize] = if total > 0.0 { w / total } else { 0.0 };
         }
         target
+    }
+
+    /// KataGo's forced playouts (Wu 2019, section 3.1): at a self-play
+    /// root with noise, a child with prior `p` is owed `sqrt(k · p · N)`
+    /// visits (`N`: the root's children's visits), so that a move the
+    /// noise favours is searched deeply enough to be judged, not just
+    /// touched. Returns the column of the child furthest below what it is
+    /// owed, if any is below; `None` once the root is proven or for `k` ≤
+    /// 0. Proven children are owed nothing (their value is known).
+    pub fn forced_root_column(&self, k: f32) -> Option<usize> {
+        if k <= 0.0 || self.root_proven() {
+            return None;
+        }
+        let kids = self.children(&self.nodes[self.root as usize]);
+        let total: u32 = kids.iter().map(|c| c.visits).sum();
+        kids.iter()
+            .filter(|c| c.proven == UNKNOWN)
+            .map(|c| ((k * c.prior * total as f32).sqrt() - c.visits as f32, c.col as usize))
+            .filter(|&(short, _)| short > 0.0)
+            .fold(None::<(f32, usize)>, |best, x| match best {
+                Some(b) if b.0 >= x.0 => Some(b),
+                _ => Some(x),
+            })
+            .map(|(_, col)| col)
+    }
+
+    /// [`Tree::policy_target`] with KataGo's policy target pruning, the
+    /// other half of forced playouts: every child but the most visited
+    /// gives back as many of its visits (at most the `sqrt(k · p · N)`
+    /// forced ones) as it can without its PUCT score rising above the most
+    /// visited child's, and a child left with one visit or less drops out.
+    /// What remains is what PUCT would have spent without the forcing, so
+    /// the noise's forced visits do not teach the network the noise.
+    /// `k` ≤ 0 is the plain target.
+    pub fn pruned_policy_target(&self, cols: usize, c_puct: f32, k: f32) -> Vec<f32> {
+        if k <= 0.0 {
+            return self.policy_target(cols);
+        }
+        let keep = self.target_children();
+        let Some(best) = keep.iter().copied().max_by_key(|c| c.visits).filter(|c| c.visits > 0) else {
+            return self.policy_target(cols);
+        };
+        let total: u32 = self
+            .children(&self.nodes[self.root as usize])
+            .iter()
+            .map(|c| c.visits)
+            .sum();
+        let sqrt_n = (self.nodes[self.root as usize].visits.max(1) as f32).sqrt();
+        let q = |c: &Node| c.value_sum / c.visits as f32;
+        let best_score = q(best) + c_puct * best.prior * sqrt_n / (1.0 + best.visits as f32);
+        self.shares_of(cols, |c| {
+            if c.col == best.col || c.visits == 0 {
+                return c.visits as f32;
+            }
+            let n = c.visits as f32;
+            let forced = (k * c.prior * total as f32).sqrt();
+            let gap = best_score - q(c);
+            // The fewest visits at which c's PUCT score is still no higher
+            // than the best child's: c_puct · p · √N / (1 + n') ≤ gap.
+            let needed = if gap > 0.0 {
+                c_puct * c.prior * sqrt_n / gap - 1.0
+            } else {
+                n
+            };
+            let left = (n - forced).max(needed).min(n);
+            if left <= 1.0 {
+                0.0
+            } else {
+                left
+            }
+        })
     }
 
     /// Mixes Dirichlet(`alpha`) noise into the root's priors with weight

@@ -186,6 +186,95 @@ fn the_policy_target_leaves_out_proven_losses() {
     assert!(checked > 0, "some visited move was proven lost");
 }
 
+/// An empty 6 × 7 root expanded with prior 0.6 on column 3 and 0.4 / 6
+/// on each other column; child `c` is node `1 + c`.
+fn root_with_a_favourite() -> (Geometry<u64>, Tree<u64>) {
+    let g = Geometry::<u64>::new(BoardConfig::default());
+    let pos = Position::from_moves(&g, &[]).unwrap();
+    let mut tree = Tree::new(pos);
+    let mut logits = [(0.4f32 / 6.0).ln(); 7];
+    logits[3] = 0.6f32.ln();
+    tree.expand(&g, 0, &pos, &logits);
+    (g, tree)
+}
+
+/// `n` visits to the root's child for column `col`, each worth `q` to
+/// the player to move at the root.
+fn visit(tree: &mut Tree<u64>, col: u32, n: u32, q: f32) {
+    for _ in 0..n {
+        // `backup` takes the value for the player to move at the leaf.
+        tree.backup(&[0, 1 + col], -q);
+    }
+}
+
+#[test]
+fn forced_playouts_owe_each_child_sqrt_k_p_n_visits() {
+    let (_, mut tree) = root_with_a_favourite();
+    assert_eq!(tree.forced_root_column(2.0), None, "nothing is owed before any visit");
+    visit(&mut tree, 3, 100, 0.0);
+    // Each other child is owed sqrt(2 · 0.0667 · 100) = 3.65 visits; the
+    // first of equals goes first. Column 3 has more than its 10.95.
+    assert_eq!(tree.forced_root_column(2.0), Some(0));
+    assert_eq!(tree.forced_root_column(0.0), None, "k = 0 is off");
+    visit(&mut tree, 0, 4, 0.0);
+    assert_eq!(tree.forced_root_column(2.0), Some(1));
+    for c in [1, 2, 4, 5, 6] {
+        visit(&mut tree, c, 4, 0.0);
+    }
+    // N = 124 now owes each 4.07: column 0 (4 visits) is short again.
+    assert_eq!(tree.forced_root_column(2.0), Some(0));
+    visit(&mut tree, 0, 1, 0.0);
+    for c in [1, 2, 4, 5, 6] {
+        visit(&mut tree, c, 1, 0.0);
+    }
+    assert_eq!(tree.forced_root_column(2.0), None, "every child has what it is owed");
+}
+
+#[test]
+fn policy_target_pruning_takes_back_forced_visits_only() {
+    let (_, mut tree) = root_with_a_favourite();
+    visit(&mut tree, 3, 100, 0.5); // the favourite, and good
+    visit(&mut tree, 0, 4, -0.5); // forced visits to a bad move
+    visit(&mut tree, 5, 30, 0.45); // a move that earned its visits
+    let plain = tree.policy_target(7);
+    assert!((plain[0] - 4.0 / 134.0).abs() < 1e-6, "{plain:?}");
+    assert_eq!(
+        tree.pruned_policy_target(7, 2.5, 0.0),
+        plain,
+        "k = 0 is the plain target"
+    );
+    let t = tree.pruned_policy_target(7, 2.5, 2.0);
+    assert!((t.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{t:?}");
+    // Column 0 keeps under one visit (its PUCT score would pass the
+    // favourite's below 0.65 visits) and drops out. Column 5 gives back
+    // its forced sqrt(2 · 0.0667 · 134) = 4.23 visits, 25.77 left: PUCT
+    // alone would have given it at least 7.7.
+    assert_eq!(t[0], 0.0, "{t:?}");
+    let kept = 30.0 - (2.0f32 * 0.4 / 6.0 * 134.0).sqrt();
+    assert!((t[5] - kept / (100.0 + kept)).abs() < 1e-4, "{t:?}");
+    assert!((t[3] - 100.0 / (100.0 + kept)).abs() < 1e-4, "{t:?}");
+    assert!(t[3] > plain[3] && t[5] < plain[5]);
+}
+
+#[test]
+fn pruning_keeps_visits_puct_needed() {
+    // A child better than the favourite so far: PUCT would have given it
+    // most of its visits anyway, so pruning takes back fewer than forced.
+    let (_, mut tree) = root_with_a_favourite();
+    visit(&mut tree, 3, 20, 0.1);
+    visit(&mut tree, 6, 6, 0.32);
+    let t = tree.pruned_policy_target(7, 2.5, 2.0);
+    let forced = (2.0f32 * 0.4 / 6.0 * 26.0).sqrt(); // 1.86
+    let best = 0.1 + 2.5 * 0.6 * 26f32.sqrt() / 21.0;
+    let needed = 2.5 * (0.4 / 6.0) * 26f32.sqrt() / (best - 0.32) - 1.0; // 4.89
+    assert!(
+        needed > 6.0 - forced && needed < 6.0,
+        "the case tests the PUCT bound: {needed}"
+    );
+    let left = needed;
+    assert!((t[6] - left / (20.0 + left)).abs() < 1e-4, "{t:?}, {left}");
+}
+
 #[test]
 fn the_solver_proves_a_lost_position() {
     let g = Geometry::<u64>::new(BoardConfig::default());
