@@ -29,7 +29,10 @@
 #      fpo (self_play.forced_playouts: 2: KataGo's forced playouts with
 #           policy target pruning) |
 #      qbest (self_play.q_best_child: true: q in the value target from the
-#             root's best move, not the root's mean)
+#             root's best move, not the root's mean) |
+#      s200 (mcts.simulations: 200 and games_per_iteration: 100: better
+#            targets for the same self-play simulations an iteration) |
+#      lr3e5 (a third learning-rate step: 3·10⁻⁵ from iteration 351)
 set -e
 arm=$1
 ck=$2
@@ -51,7 +54,9 @@ case $arm in
   rmove10) from='random_opening_plies: 10 }'; to='random_opening_plies: 10, random_move_share: 0.1 }' ;;
   fpo) from='random_opening_plies: 10 }'; to='random_opening_plies: 10, forced_playouts: 2 }' ;;
   qbest) from='q_weight: 0.5,'; to='q_weight: 0.5, q_best_child: true,' ;;
-  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10, fpo, qbest)" >&2; exit 2 ;;
+  s200) from='simulations: 100,'; to='simulations: 200,'; also='s/games_per_iteration: 200,/games_per_iteration: 100,/' ;;
+  lr3e5) from='learning_rate: 0.0001 }]'; to='learning_rate: 0.0001 }, { from: 351, learning_rate: 0.00003 }]' ;;
+  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10, fpo, qbest, s200, lr3e5)" >&2; exit 2 ;;
 esac
 [ -f "$ck/meta.json" ] || { echo "no checkpoint in '$ck'" >&2; exit 2; }
 dir=${BRANCH_DIR:-target/branch/$arm}
