@@ -8,11 +8,13 @@
 # The scenario and the report go to target/branch/TAG(.yaml); the console
 # output to target/branch/TAG.txt. Score it by opening pair with
 #   python3 benches/training/pairs.py target/branch/TAG A
-# C4SIM=path runs another binary than target/release/c4sim.
+# C4SIM=path runs another binary than target/release/c4sim; A_NAME and
+# B_NAME rename the players (A and B by default).
 set -e
 cd "$(dirname "$0")/../.."
 [ $# -ge 4 ] || { echo "usage: direct.sh TAG A_MODEL B_MODEL GAMES [SPRT]" >&2; exit 2; }
 tag=$1; a=$2; b=$3; n=$4; bin=${C4SIM:-target/release/c4sim}
+an=${A_NAME:-A}; bn=${B_NAME:-B}
 mkdir -p target/branch
 cat > target/branch/$tag.yaml <<EOT
 name: $tag
@@ -21,8 +23,8 @@ seed: 2028
 tournament: { schedule: gauntlet, games_per_pair: $n, openings: { plies: 3 }, concurrency: 2 ${5:+, sprt: $5} }
 report: { dir: target/branch/$tag, formats: [markdown, json, csv] }
 players:
-  - { kind: alphazero, name: A, model: $a, simulations: 800, threads: 1 }
-  - { kind: alphazero, name: B, model: $b, simulations: 800, threads: 1 }
+  - { kind: alphazero, name: $an, model: $a, simulations: 800, threads: 1 }
+  - { kind: alphazero, name: $bn, model: $b, simulations: 800, threads: 1 }
 EOT
 "$bin" run target/branch/$tag.yaml --fresh > target/branch/$tag.txt 2>&1
 echo "done $tag: target/branch/$tag/report.md"

@@ -21,15 +21,5 @@ mkdir -p target/branch
 python3 benches/training/groups.py $out-acc.json >> $out-acc.txt
 sed -e "s#model: models/connect4-6x7#model: $m#" -e "s#dir: docs/az-800#dir: $out-az800#" scenarios/az_800.yaml > $out-az800.yaml
 "$bin" run $out-az800.yaml --fresh > $out-az800.txt 2>&1
-cat > $out-v3.yaml <<EOT
-name: $tag vs v3
-mode: tournament
-seed: 2028
-tournament: { schedule: gauntlet, games_per_pair: 200, openings: { plies: 3 }, concurrency: 2 }
-report: { dir: $out-v3, formats: [markdown, json, csv] }
-players:
-  - { kind: alphazero, name: $tag, model: $m, simulations: 800, threads: 1 }
-  - { kind: alphazero, name: v3, model: models/connect4-6x7-v3, simulations: 800, threads: 1 }
-EOT
-"$bin" run $out-v3.yaml --fresh > $out-v3.txt 2>&1
+A_NAME=$tag B_NAME=v3 sh benches/training/direct.sh $tag-v3 $m models/connect4-6x7-v3 200 > /dev/null
 echo "done $tag: $out-acc.txt, $out-az800/, $out-v3/"

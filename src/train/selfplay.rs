@@ -364,9 +364,9 @@ impl<B: Bits> Slot<B> {
 
     /// The root move the next simulation must explore because forced
     /// playouts (`SelfPlayConfig::forced_playouts`) owe it visits: full
-    /// PUCT searches only, whose root has noise.
+    /// PUCT searches only, whose root has noise (none when off: k = 0).
     fn forced_column(&self, cfg: &SelfPlayConfig) -> Option<usize> {
-        if cfg.forced_playouts <= 0.0 || !self.full || cfg.gumbel {
+        if !self.full || cfg.gumbel {
             return None;
         }
         self.tree.forced_root_column(cfg.forced_playouts)
@@ -390,7 +390,8 @@ impl<B: Bits> Slot<B> {
                     Some(plan.choose(&moves, value)),
                 )
             }
-            None if self.full && cfg.forced_playouts > 0.0 => (
+            // Pruning is the plain target when forced playouts are off.
+            None if self.full => (
                 self.tree.pruned_policy_target(cols, cfg.c_puct, cfg.forced_playouts),
                 None,
             ),

@@ -59,6 +59,22 @@ fn proven_value(proven: u8) -> f32 {
 }
 
 impl Node {
+    /// The mean value for the player who moved into this node (0 before
+    /// its first visit).
+    fn q(&self) -> f32 {
+        if self.visits == 0 {
+            0.0
+        } else {
+            self.value_sum / self.visits as f32
+        }
+    }
+
+    /// PUCT's score of this child under a parent with `sqrt_n` = √visits:
+    /// its value plus the exploration bonus its prior and visits earn.
+    fn puct_score(&self, c_puct: f32, sqrt_n: f32) -> f32 {
+        self.q() + c_puct * self.prior * sqrt_n / (1.0 + self.visits as f32)
+    }
+
     fn new(col: usize, prior: f32) -> Node {
         Node {
             prior,
@@ -209,12 +225,7 @@ impl<B: Bits> Tree<B> {
             if ch.proven == LOSS {
                 continue;
             }
-            let q = if ch.visits == 0 {
-                0.0
-            } else {
-                ch.value_sum / ch.visits as f32
-            };
-            let score = q + c_puct * ch.prior * sqrt_n / (1.0 + ch.visits as f32);
+            let score = ch.puct_score(c_puct, sqrt_n);
             if score > best_score {
                 best_score = score;
                 best = i;
@@ -410,17 +421,30 @@ impl<B: Bits> Tree<B> {
         if k <= 0.0 || self.root_proven() {
             return None;
         }
-        let kids = self.children(&self.nodes[self.root as usize]);
-        let total: u32 = kids.iter().map(|c| c.visits).sum();
-        kids.iter()
+        let owed = self.forced_visits(k);
+        self.children(&self.nodes[self.root as usize])
+            .iter()
             .filter(|c| c.proven == UNKNOWN)
-            .map(|c| ((k * c.prior * total as f32).sqrt() - c.visits as f32, c.col as usize))
+            .map(|c| (owed(c) - c.visits as f32, c.col as usize))
             .filter(|&(short, _)| short > 0.0)
             .fold(None::<(f32, usize)>, |best, x| match best {
                 Some(b) if b.0 >= x.0 => Some(b),
                 _ => Some(x),
             })
             .map(|(_, col)| col)
+    }
+
+    /// The forced playouts a root child is owed, `sqrt(k · p · N)` with
+    /// `N` the root's children's visits now: what
+    /// [`Tree::forced_root_column`] gives and
+    /// [`Tree::pruned_policy_target`] may take back.
+    fn forced_visits(&self, k: f32) -> impl Fn(&Node) -> f32 {
+        let n: u32 = self
+            .children(&self.nodes[self.root as usize])
+            .iter()
+            .map(|c| c.visits)
+            .sum();
+        move |c: &Node| (k * c.prior * n as f32).sqrt()
     }
 
     /// [`Tree::policy_target`] with KataGo's policy target pruning, the
@@ -439,21 +463,16 @@ impl<B: Bits> Tree<B> {
         let Some(best) = keep.iter().copied().max_by_key(|c| c.visits).filter(|c| c.visits > 0) else {
             return self.policy_target(cols);
         };
-        let total: u32 = self
-            .children(&self.nodes[self.root as usize])
-            .iter()
-            .map(|c| c.visits)
-            .sum();
+        let owed = self.forced_visits(k);
         let sqrt_n = (self.nodes[self.root as usize].visits.max(1) as f32).sqrt();
-        let q = |c: &Node| c.value_sum / c.visits as f32;
-        let best_score = q(best) + c_puct * best.prior * sqrt_n / (1.0 + best.visits as f32);
+        let best_score = best.puct_score(c_puct, sqrt_n);
         self.shares_of(cols, |c| {
             if c.col == best.col || c.visits == 0 {
                 return c.visits as f32;
             }
             let n = c.visits as f32;
-            let forced = (k * c.prior * total as f32).sqrt();
-            let gap = best_score - q(c);
+            let forced = owed(c);
+            let gap = best_score - c.q();
             // The fewest visits at which c's PUCT score is still no higher
             // than the best child's: c_puct · p · √N / (1 + n') ≤ gap.
             let needed = if gap > 0.0 {
