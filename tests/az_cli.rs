@@ -207,6 +207,39 @@ fn train_writes_checkpoints_resumes_and_the_model_plays() {
     assert!(refused.stdout.is_empty(), "no game starts");
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(err.contains("4×5") && err.contains("6×7"), "{err}");
+
+    // A resume with a deeper and wider network grows the checkpoint's and
+    // trains on (one more row); a narrower one is refused, losing nothing.
+    let reshaped = |iterations: u32, network: &str| {
+        let sc = tiny(dir.path(), iterations);
+        let text = std::fs::read_to_string(&sc).unwrap();
+        let from = "network: { blocks: 1, channels: 16, value_hidden: 32 }";
+        assert!(text.contains(from), "train_tiny.yaml's network line changed");
+        std::fs::write(&sc, text.replace(from, network)).unwrap();
+        sc
+    };
+    let o = train(
+        &reshaped(4, "network: { blocks: 2, channels: 24, value_hidden: 32 }"),
+        false,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("growing the network from 1 × 16 to 2 × 24"));
+    assert_eq!(metrics_rows(&out).len(), 4);
+    assert_eq!(&metrics_rows(&out)[..3], &rows3[..]);
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("checkpoints/iter-000004/meta.json")).unwrap()).unwrap();
+    assert_eq!(
+        (meta["network"]["blocks"].as_u64(), meta["network"]["channels"].as_u64()),
+        (Some(2), Some(24))
+    );
+    assert_eq!(analyze(&out, "4x5x3", "\n").len(), 1, "the grown model plays");
+    let o = train(
+        &reshaped(5, "network: { blocks: 2, channels: 16, value_hidden: 32 }"),
+        false,
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("2 blocks × 24 channels"));
+    assert_eq!(checkpoints(&out), vec!["iter-000003", "iter-000004"]);
 }
 
 #[test]

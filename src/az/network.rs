@@ -43,11 +43,13 @@ pub struct NetShape {
 
 impl NetShape {
     /// Whether weights trained for `from` can seed this shape by adding
-    /// residual blocks (same board, width and value head; more blocks).
+    /// residual blocks, channels, or both (same board and value head; at
+    /// least one of the two larger, neither smaller).
     pub fn grows_from(&self, from: &NetShape) -> bool {
-        self.blocks > from.blocks
-            && (self.rows, self.cols, self.channels, self.value_hidden)
-                == (from.rows, from.cols, from.channels, from.value_hidden)
+        self != from
+            && self.blocks >= from.blocks
+            && self.channels >= from.channels
+            && (self.rows, self.cols, self.value_hidden) == (from.rows, from.cols, from.value_hidden)
     }
 
     pub fn cells(&self) -> usize {
@@ -434,11 +436,17 @@ impl Net {
     }
 
     /// Loads weights saved for `from` (see [`NetShape::grows_from`]) into
-    /// the deeper `shape`: the saved blocks come first and every new block
-    /// starts as an identity — its second batch norm's scale is zero, so it
-    /// adds nothing to the residual stream (`relu(0 + h) = h` for `h ≥ 0`).
-    /// The grown network computes exactly what the saved one did, and
-    /// training then uses the extra depth where it helps.
+    /// the larger `shape`, so that it computes exactly what the saved
+    /// network did:
+    /// - every new residual block starts as an identity: its second batch
+    ///   norm's scale is zero, so it adds nothing to the residual stream
+    ///   (`relu(0 + h) = h` for `h ≥ 0`);
+    /// - every new channel starts as fresh random features that nothing old
+    ///   reads: the weights from it into the saved channels are zero
+    ///   ([`embed_grown`]). Their gradients are not (the new features are
+    ///   not zero), so training connects them where they help. (Zeroing
+    ///   the new channels themselves instead would leave them at ReLU's
+    ///   kink, where no gradient passes.)
     pub fn load_grown(shape: NetShape, from: NetShape, path: &Path, device: &Device) -> Result<Self> {
         if !shape.grows_from(&from) {
             candle_core::bail!(
@@ -452,9 +460,27 @@ impl Net {
         let net = Net::new(shape, 0x6772_6f77, device)?;
         let saved = candle_core::safetensors::load(path, device)?;
         for (name, v, _) in net.named() {
-            if !net.copy_named(&saved, &name, v, |n| n.starts_with("block"))? && name.ends_with("conv2.gamma") {
-                v.set(&v.zeros_like()?)?;
-            }
+            let Some(old) = saved.get(&name) else {
+                if !name.starts_with("block") {
+                    candle_core::bail!("the weights have no tensor `{name}`");
+                }
+                if name.ends_with("conv2.gamma") {
+                    v.set(&v.zeros_like()?)?;
+                }
+                continue;
+            };
+            let fresh: Vec<f32> = v.as_tensor().flatten_all()?.to_vec1()?;
+            let old_host: Vec<f32> = old.to_dtype(DType::F32)?.flatten_all()?.to_vec1()?;
+            let grown = embed_grown(
+                &name,
+                &old_host,
+                old.dims(),
+                fresh,
+                v.dims(),
+                from.channels,
+                shape.channels,
+            )?;
+            v.set(&Tensor::from_vec(grown, v.shape(), device)?)?;
         }
         Ok(net)
     }
@@ -528,6 +554,56 @@ impl Net {
         copy.set_from(&moved)?;
         Ok(copy)
     }
+}
+
+/// `old` (a tensor of `old_dims`, saved for a network of `from_channels`)
+/// written into `base` (of `new_dims`, for `to_channels`) at the places
+/// its entries had: a vector's first entries; a weight matrix
+/// `[k·k·cin, cout]`'s first columns and, where `cin` grew, each kernel
+/// tap's first `cin` rows (row `tap·cin + c`, see [`ConvBn::w`]). The
+/// weights from a new input channel into an old output channel are zero, so
+/// the old outputs are what they were; the rest of `base` is kept. Same
+/// dims: `old` itself.
+pub fn embed_grown(
+    name: &str,
+    old: &[f32],
+    old_dims: &[usize],
+    mut base: Vec<f32>,
+    new_dims: &[usize],
+    from_channels: usize,
+    to_channels: usize,
+) -> Result<Vec<f32>> {
+    let fits = old_dims.len() == new_dims.len() && old_dims.iter().zip(new_dims).all(|(o, n)| o <= n);
+    if !fits {
+        candle_core::bail!("tensor `{name}` has shape {old_dims:?}, the network expects {new_dims:?}");
+    }
+    match *new_dims {
+        [_] => base[..old.len()].copy_from_slice(old),
+        [rows, cols] => {
+            let (old_rows, old_cols) = (old_dims[0], old_dims[1]);
+            // Rows are (tap, input channel) pairs when the input channels grew.
+            let (taps, cin_old, cin_new) = if rows == old_rows {
+                (1, old_rows, rows)
+            } else if rows % to_channels == 0 && old_rows == rows / to_channels * from_channels {
+                (rows / to_channels, from_channels, to_channels)
+            } else {
+                candle_core::bail!("tensor `{name}`: cannot place {old_dims:?} in {new_dims:?}")
+            };
+            for tap in 0..taps {
+                for c in 0..cin_new {
+                    let dst = (tap * cin_new + c) * cols;
+                    if c < cin_old {
+                        let src = (tap * cin_old + c) * old_cols;
+                        base[dst..dst + old_cols].copy_from_slice(&old[src..src + old_cols]);
+                    } else {
+                        base[dst..dst + old_cols].fill(0.0);
+                    }
+                }
+            }
+        }
+        _ => candle_core::bail!("tensor `{name}`: cannot grow a tensor of {} dimensions", new_dims.len()),
+    }
+    Ok(base)
 }
 
 /// AdamW moments as host vectors (first, second) by trained-tensor name.
@@ -636,35 +712,58 @@ impl AdamW {
 
     /// Restores the moments saved by [`AdamW::save`] and the step count.
     pub fn load(&mut self, net: &Net, path: &Path, step: u64) -> Result<()> {
-        self.load_some(net, path, step, false)
+        self.load_some(net, path, step, None)
     }
 
     /// As [`AdamW::load`] for a grown network ([`Net::load_grown`]): the
-    /// new blocks' moments start at zero.
-    pub fn load_grown(&mut self, net: &Net, path: &Path, step: u64) -> Result<()> {
-        self.load_some(net, path, step, true)
+    /// saved moments sit where the saved weights do, and the new blocks'
+    /// and channels' moments start at zero.
+    pub fn load_grown(&mut self, net: &Net, from: NetShape, path: &Path, step: u64) -> Result<()> {
+        self.load_some(net, path, step, Some(from))
     }
 
-    fn load_some(&mut self, net: &Net, path: &Path, step: u64, new_blocks: bool) -> Result<()> {
+    fn load_some(&mut self, net: &Net, path: &Path, step: u64, grown_from: Option<NetShape>) -> Result<()> {
         let saved = candle_core::safetensors::load(path, &net.device)?;
-        let trained: Vec<String> = net
-            .named()
-            .into_iter()
-            .filter(|(_, _, tr)| *tr)
-            .map(|(n, _, _)| n)
-            .collect();
-        for (name, (m, s)) in trained.iter().zip(self.moments.iter_mut()) {
+        let trained = net.named().into_iter().filter(|(_, _, tr)| *tr);
+        for ((name, v, _), (m, s)) in trained.zip(self.moments.iter_mut()) {
             let get = |k: String| {
                 saved
                     .get(&k)
                     .cloned()
                     .ok_or_else(|| candle_core::Error::Msg(format!("the optimizer state has no tensor `{k}`")))
             };
-            if new_blocks && name.starts_with("block") && !saved.contains_key(&format!("m.{name}")) {
+            let Some(from) = grown_from else {
+                for (key, moment) in [(format!("m.{name}"), &mut *m), (format!("v.{name}"), &mut *s)] {
+                    let saved = get(key)?;
+                    if saved.dims() != v.dims() {
+                        candle_core::bail!(
+                            "the optimizer state's `{name}` has shape {:?}, the network's {:?}",
+                            saved.dims(),
+                            v.dims()
+                        );
+                    }
+                    *moment = saved;
+                }
+                continue;
+            };
+            if name.starts_with("block") && !saved.contains_key(&format!("m.{name}")) {
                 continue;
             }
-            *m = get(format!("m.{name}"))?;
-            *s = get(format!("v.{name}"))?;
+            for (key, moment) in [(format!("m.{name}"), &mut *m), (format!("v.{name}"), &mut *s)] {
+                let old = get(key)?;
+                let host: Vec<f32> = old.flatten_all()?.to_vec1()?;
+                let zeros = vec![0.0; v.elem_count()];
+                let grown = embed_grown(
+                    &name,
+                    &host,
+                    old.dims(),
+                    zeros,
+                    v.dims(),
+                    from.channels,
+                    net.shape.channels,
+                )?;
+                *moment = Tensor::from_vec(grown, v.shape(), &net.device)?;
+            }
         }
         self.step = step;
         Ok(())
@@ -697,7 +796,9 @@ mod tests {
         }
     }
 
-    /// A grown network computes what the saved one did, on any input.
+    /// A grown network — deeper, wider, or both — computes what the saved
+    /// one did, on any input, and then trains: the weights from its new
+    /// channels into the old ones start at zero and move.
     #[test]
     fn a_grown_network_starts_as_the_saved_one() {
         let dev = Device::Cpu;
@@ -721,12 +822,20 @@ mod tests {
         }
         net.save(&dir.path().join("m.safetensors")).unwrap();
         opt.save(&net, &dir.path().join("o.safetensors")).unwrap();
-        let shape = NetShape { blocks: 3, ..from };
-        assert!(shape.grows_from(&from) && !from.grows_from(&shape));
-        assert!(!NetShape { channels: 16, ..shape }.grows_from(&from));
-        let grown = Net::load_grown(shape, from, &dir.path().join("m.safetensors"), &dev).unwrap();
+        assert!(!from.grows_from(&from));
+        assert!(!NetShape {
+            blocks: 3,
+            channels: 4,
+            ..from
+        }
+        .grows_from(&from));
+        assert!(!NetShape {
+            blocks: 3,
+            value_hidden: 8,
+            ..from
+        }
+        .grows_from(&from));
         let (l0, v0) = net.forward(&x, false).unwrap();
-        let (l1, v1) = grown.forward(&x, false).unwrap();
         let diff = |a: &Tensor, b: &Tensor| {
             (a - b)
                 .unwrap()
@@ -737,17 +846,55 @@ mod tests {
                 .to_scalar::<f32>()
                 .unwrap()
         };
-        assert!(diff(&l0, &l1) < 1e-5 && diff(&v0, &v1) < 1e-5);
-        let mut gopt = AdamW::new(&grown, 1e-2, 1e-4).unwrap();
-        assert!(gopt.load(&grown, &dir.path().join("o.safetensors"), 3).is_err());
-        gopt.load_grown(&grown, &dir.path().join("o.safetensors"), 3).unwrap();
-        // And it trains.
-        let before = grown.loss(&x, &p, &z).unwrap().0.to_scalar::<f32>().unwrap();
-        for _ in 0..5 {
-            let (l, _, _) = grown.loss(&x, &p, &z).unwrap();
-            gopt.step(&grown, &l).unwrap();
+        for shape in [
+            NetShape { blocks: 3, ..from },
+            NetShape { channels: 12, ..from },
+            NetShape {
+                blocks: 2,
+                channels: 12,
+                ..from
+            },
+        ] {
+            assert!(shape.grows_from(&from) && !from.grows_from(&shape));
+            let grown = Net::load_grown(shape, from, &dir.path().join("m.safetensors"), &dev).unwrap();
+            let (l1, v1) = grown.forward(&x, false).unwrap();
+            assert!(diff(&l0, &l1) < 1e-5 && diff(&v0, &v1) < 1e-5, "{shape:?}");
+            let mut gopt = AdamW::new(&grown, 1e-2, 1e-4).unwrap();
+            assert!(gopt.load(&grown, &dir.path().join("o.safetensors"), 3).is_err());
+            gopt.load_grown(&grown, from, &dir.path().join("o.safetensors"), 3)
+                .unwrap();
+            // Block 0's first weight from the first new channel (tap 0) into
+            // old channel 0: zero, until training moves it.
+            let from_new = |n: &Net| n.host_weights().unwrap()["block0.conv1.w"][8 * shape.channels];
+            if shape.channels > from.channels {
+                assert_eq!(from_new(&grown), 0.0);
+            }
+            // And it trains.
+            let before = grown.loss(&x, &p, &z).unwrap().0.to_scalar::<f32>().unwrap();
+            for _ in 0..5 {
+                let (l, _, _) = grown.loss(&x, &p, &z).unwrap();
+                gopt.step(&grown, &l).unwrap();
+            }
+            assert!(grown.loss(&x, &p, &z).unwrap().0.to_scalar::<f32>().unwrap() < before);
+            if shape.channels > from.channels {
+                assert_ne!(from_new(&grown), 0.0, "the new channels learn");
+            }
         }
-        assert!(grown.loss(&x, &p, &z).unwrap().0.to_scalar::<f32>().unwrap() < before);
+    }
+
+    /// A weight matrix grown in both dimensions keeps each old entry at its
+    /// (tap, channel) place and cuts new inputs from old outputs.
+    #[test]
+    fn embedding_places_old_weights_by_tap_and_channel() {
+        // 2 taps, 1 → 2 input channels, 1 → 2 output channels.
+        let old = [1.0, 2.0];
+        let grown = embed_grown("w", &old, &[2, 1], vec![9.0; 8], &[4, 2], 1, 2).unwrap();
+        assert_eq!(grown, vec![1.0, 9.0, 0.0, 9.0, 2.0, 9.0, 0.0, 9.0]);
+        assert_eq!(
+            embed_grown("g", &[3.0], &[1], vec![9.0; 2], &[2], 1, 2).unwrap(),
+            vec![3.0, 9.0]
+        );
+        assert!(embed_grown("w", &[0.0; 4], &[2, 2], vec![0.0; 2], &[2, 1], 1, 2).is_err());
     }
 
     /// Every tensor, running statistics included, moves to the blend the

@@ -8,7 +8,7 @@
 //! | key | type | default |
 //! |---|---|---|
 //! | `network.blocks` | whole number ≥ 0; raising it on a `resume` grows the checkpoint's network (new blocks start as identities) | `6` |
-//! | `network.channels` | whole number ≥ 1 | `64` |
+//! | `network.channels` | whole number ≥ 1; raising it on a `resume` grows the checkpoint's network too (new channels start unread by the old ones) | `64` |
 //! | `network.value_hidden` *(c4sim)* | whole number ≥ 1: width of the value head's hidden layer | `64` |
 //! | `mcts.simulations` | whole number ≥ 1 | `100` |
 //! | `mcts.c_puct` | number > 0 | `2.5` |

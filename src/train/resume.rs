@@ -70,9 +70,11 @@ pub(super) fn resume_from(
     let grow = shape.grows_from(&meta.network);
     if grow {
         tracing::warn!(
-            "growing the network from {} to {} blocks; the new blocks start as identities",
+            "growing the network from {} × {} to {} × {} (blocks × channels); it starts computing what the saved one did",
             meta.network.blocks,
-            shape.blocks
+            meta.network.channels,
+            shape.blocks,
+            shape.channels
         );
     }
     if meta.network != shape && !grow {
@@ -108,7 +110,7 @@ pub(super) fn resume_from(
     let mut opt =
         AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay).map_err(candle)?;
     if grow {
-        opt.load_grown(&net, &dir.join(OPTIMIZER_FILE), meta.optimizer_step)
+        opt.load_grown(&net, meta.network, &dir.join(OPTIMIZER_FILE), meta.optimizer_step)
     } else {
         opt.load(&net, &dir.join(OPTIMIZER_FILE), meta.optimizer_step)
     }
