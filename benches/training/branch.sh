@@ -36,7 +36,9 @@
 #      deep6 (network.blocks: 6: the checkpoint's 4 × 32 network grows to
 #             6 × 32 on resume, the new blocks starting as identities) |
 #      wide48 (network.channels: 48: it grows to 4 × 48 on resume, the new
-#              channels read by nothing old until training connects them)
+#              channels read by nothing old until training connects them) |
+#      wide48hot (wide48 with a warm-up: the learning rate back at 3·10⁻⁴
+#                 for iterations 411-425, then 10⁻⁴ again; from 410)
 set -e
 arm=$1
 ck=$2
@@ -62,9 +64,13 @@ case $arm in
   lr3e5) from='learning_rate: 0.0001 }]'; to='learning_rate: 0.0001 }, { from: 351, learning_rate: 0.00003 }]' ;;
   deep6) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 6, channels: 32 }' ;;
   wide48) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 4, channels: 48 }' ;;
-  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10, fpo, qbest, s200, lr3e5, deep6, wide48)" >&2; exit 2 ;;
+  wide48hot) from='learning_rate: 0.0001 }]'; to='learning_rate: 0.0001 }, { from: 411, learning_rate: 0.0003 }, { from: 426, learning_rate: 0.0001 }]'
+             also='s/network: { blocks: 4, channels: 32 }/network: { blocks: 4, channels: 48 }/' ;;
+  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10, fpo, qbest, s200, lr3e5, deep6, wide48, wide48hot)" >&2; exit 2 ;;
 esac
 [ -f "$ck/meta.json" ] || { echo "no checkpoint in '$ck'" >&2; exit 2; }
+# The run resumes from checkpoints/iter-N only: another name would start it from nothing.
+case $(basename "$ck") in iter-[0-9]*) ;; *) echo "'$ck' is not named iter-N (copy it to one that is)" >&2; exit 2 ;; esac
 dir=${BRANCH_DIR:-target/branch/$arm}
 mkdir -p "$dir/checkpoints"
 [ -d "$dir/checkpoints/$(basename "$ck")" ] || cp -r "$ck" "$dir/checkpoints/"
