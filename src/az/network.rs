@@ -732,37 +732,34 @@ impl AdamW {
                     .cloned()
                     .ok_or_else(|| candle_core::Error::Msg(format!("the optimizer state has no tensor `{k}`")))
             };
-            let Some(from) = grown_from else {
-                for (key, moment) in [(format!("m.{name}"), &mut *m), (format!("v.{name}"), &mut *s)] {
-                    let saved = get(key)?;
-                    if saved.dims() != v.dims() {
-                        candle_core::bail!(
-                            "the optimizer state's `{name}` has shape {:?}, the network's {:?}",
-                            saved.dims(),
-                            v.dims()
-                        );
-                    }
-                    *moment = saved;
-                }
-                continue;
-            };
-            if name.starts_with("block") && !saved.contains_key(&format!("m.{name}")) {
+            // A grown network's new blocks have no saved moments: they start at zero.
+            if grown_from.is_some() && name.starts_with("block") && !saved.contains_key(&format!("m.{name}")) {
                 continue;
             }
             for (key, moment) in [(format!("m.{name}"), &mut *m), (format!("v.{name}"), &mut *s)] {
                 let old = get(key)?;
-                let host: Vec<f32> = old.flatten_all()?.to_vec1()?;
-                let zeros = vec![0.0; v.elem_count()];
-                let grown = embed_grown(
-                    &name,
-                    &host,
-                    old.dims(),
-                    zeros,
-                    v.dims(),
-                    from.channels,
-                    net.shape.channels,
-                )?;
-                *moment = Tensor::from_vec(grown, v.shape(), &net.device)?;
+                *moment = match grown_from {
+                    None if old.dims() != v.dims() => candle_core::bail!(
+                        "the optimizer state's `{name}` has shape {:?}, the network's {:?}",
+                        old.dims(),
+                        v.dims()
+                    ),
+                    None => old,
+                    Some(from) => {
+                        let host: Vec<f32> = old.flatten_all()?.to_vec1()?;
+                        let zeros = vec![0.0; v.elem_count()];
+                        let grown = embed_grown(
+                            &name,
+                            &host,
+                            old.dims(),
+                            zeros,
+                            v.dims(),
+                            from.channels,
+                            net.shape.channels,
+                        )?;
+                        Tensor::from_vec(grown, v.shape(), &net.device)?
+                    }
+                };
             }
         }
         self.step = step;
@@ -863,9 +860,9 @@ mod tests {
             assert!(gopt.load(&grown, &dir.path().join("o.safetensors"), 3).is_err());
             gopt.load_grown(&grown, from, &dir.path().join("o.safetensors"), 3)
                 .unwrap();
-            // Block 0's first weight from the first new channel (tap 0) into
-            // old channel 0: zero, until training moves it.
-            let from_new = |n: &Net| n.host_weights().unwrap()["block0.conv1.w"][8 * shape.channels];
+            // Block 0's first weight from the first new channel (tap 0, row
+            // `from.channels`) into old channel 0: zero, until training moves it.
+            let from_new = |n: &Net| n.host_weights().unwrap()["block0.conv1.w"][from.channels * shape.channels];
             if shape.channels > from.channels {
                 assert_eq!(from_new(&grown), 0.0);
             }
