@@ -6,6 +6,10 @@
 #
 #   benches/training/branch.sh ARM CHECKPOINT_DIR [ITERATIONS]
 #
+# CHECKPOINT_DIR `none` starts the arm from nothing (a whole run, not a
+# branch; its control is the recipe from nothing:
+# `c4sim run scenarios/train_connect4.yaml --out DIR --fresh`).
+#
 # BRANCH_DIR=DIR trains in DIR instead of target/branch/ARM;
 # C4SIM=BINARY runs another binary than target/release/c4sim.
 #
@@ -38,7 +42,10 @@
 #      wide48 (network.channels: 48: it grows to 4 × 48 on resume, the new
 #              channels read by nothing old until training connects them) |
 #      wide48hot (wide48 with a warm-up: the learning rate back at 3·10⁻⁴
-#                 for iterations 411-425, then 10⁻⁴ again; from 410)
+#                 for iterations 411-425, then 10⁻⁴ again; from 410) |
+#      gw (replay.growing_window: 20000: KataGo's growing window, batches
+#          from the newest 20k positions at first, widening to the whole
+#          100k buffer by about iteration 80; from nothing)
 set -e
 arm=$1
 ck=$2
@@ -66,14 +73,17 @@ case $arm in
   wide48) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 4, channels: 48 }' ;;
   wide48hot) from='learning_rate: 0.0001 }]'; to='learning_rate: 0.0001 }, { from: 411, learning_rate: 0.0003 }, { from: 426, learning_rate: 0.0001 }]'
              also='s/network: { blocks: 4, channels: 32 }/network: { blocks: 4, channels: 48 }/' ;;
-  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10, fpo, qbest, s200, lr3e5, deep6, wide48, wide48hot)" >&2; exit 2 ;;
+  gw) from='average_duplicates: true }'; to='average_duplicates: true, growing_window: 20000 }' ;;
+  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10, fpo, qbest, s200, lr3e5, deep6, wide48, wide48hot, gw)" >&2; exit 2 ;;
 esac
-[ -f "$ck/meta.json" ] || { echo "no checkpoint in '$ck'" >&2; exit 2; }
-# The run resumes from checkpoints/iter-N only: another name would start it from nothing.
-case $(basename "$ck") in iter-[0-9]*) ;; *) echo "'$ck' is not named iter-N (copy it to one that is)" >&2; exit 2 ;; esac
 dir=${BRANCH_DIR:-target/branch/$arm}
 mkdir -p "$dir/checkpoints"
-[ -d "$dir/checkpoints/$(basename "$ck")" ] || cp -r "$ck" "$dir/checkpoints/"
+if [ "$ck" != none ]; then
+  [ -f "$ck/meta.json" ] || { echo "no checkpoint in '$ck'" >&2; exit 2; }
+  # The run resumes from checkpoints/iter-N only: another name would start it from nothing.
+  case $(basename "$ck") in iter-[0-9]*) ;; *) echo "'$ck' is not named iter-N (copy it to one that is)" >&2; exit 2 ;; esac
+  [ -d "$dir/checkpoints/$(basename "$ck")" ] || cp -r "$ck" "$dir/checkpoints/"
+fi
 sed -e "s#out: models/train_connect4#out: $dir#" -e "s/iterations: 500/iterations: $total/" \
     -e "s/$from/$to/" -e "${also:-s/^//}" scenarios/train_connect4.yaml > "$dir.yaml"
 grep -qF "$to" "$dir.yaml" && grep -qF "out: $dir" "$dir.yaml" || { echo "the change did not apply" >&2; exit 1; }

@@ -357,7 +357,7 @@ fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), String> {
             break;
         }
         host.lr = cosine(args.learning_rate, step, args.steps) as f32;
-        replay.batch(&mut rng, args.batch_size, cfg.rows, cfg.cols, &mut batch);
+        replay.batch(&mut rng, args.batch_size, usize::MAX, (cfg.rows, cfg.cols), &mut batch);
         let l = host.step(&batch.planes, &batch.policy, &batch.value, args.batch_size);
         (pl, vl, since) = (pl + l.policy as f64, vl + l.value as f64, since + 1);
     }

@@ -39,6 +39,7 @@
 //! | `optimizer.threads` *(c4sim)* | whole number ≥ 0: CPU threads for training steps; 0 = one per core. Tiny networks train faster on 1 (see docs/alphazero.md) | `0` |
 //! | `replay.capacity` | whole number ≥ 1 | `200000` |
 //! | `replay.min_size` | whole number ≥ 0: positions needed before training starts | `20000` |
+//! | `replay.growing_window` *(c4sim)* | whole number ≥ 0: KataGo's growing replay window (Wu 2019): batches are drawn from the newest `W` positions only, `W = c·(1 + 0.4·((N/c)^0.75 − 1)/0.75)` for this start `c` and `N` positions taken into the buffer so far (each iteration's count after averaging), at least `c` and at most `capacity`; 0 = off, batches from the whole buffer | `0` |
 //! | `replay.average_duplicates` *(c4sim)* | `true` \| `false`: position averaging: the copies of a position among one iteration's new samples become one sample with their mean policy and value targets (AlphaZero.jl) | `false` |
 //! | `eval.every` | whole number ≥ 0: iterations between evaluations; 0 = never | `5` |
 //! | `eval.games` | whole number ≥ 1 | `200` |
@@ -159,6 +160,31 @@ pub struct ReplaySettings {
     pub min_size: u32,
     /// Position averaging of each iteration's samples.
     pub average_duplicates: bool,
+    /// KataGo's growing window: its size at the start, in positions
+    /// (0 = off: batches come from the whole buffer).
+    pub growing_window: u32,
+}
+
+/// KataGo's window shape (Wu 2019, section 4.3: α 0.75, β 0.4).
+const WINDOW_ALPHA: f64 = 0.75;
+const WINDOW_BETA: f64 = 0.4;
+
+impl ReplaySettings {
+    /// How many of the newest positions training draws from once `seen`
+    /// positions have entered the buffer: with a growing window of
+    /// start `c`, `c·(1 + β((seen/c)^α − 1)/α)`, never below `c` nor
+    /// above `capacity`. Early positions, played by a network that knew
+    /// little, leave the batches sooner than a full buffer would let them;
+    /// the window then widens as the data improves more slowly.
+    pub fn window(&self, seen: u64) -> usize {
+        let cap = self.capacity as usize;
+        if self.growing_window == 0 {
+            return cap;
+        }
+        let c = self.growing_window as f64;
+        let grown = c * (1.0 + WINDOW_BETA * ((seen as f64 / c).powf(WINDOW_ALPHA) - 1.0) / WINDOW_ALPHA);
+        (grown.max(c) as usize).min(cap)
+    }
 }
 
 /// Where evaluation games start from.
@@ -301,6 +327,7 @@ impl Default for TrainSettings {
                 capacity: 200_000,
                 min_size: 20_000,
                 average_duplicates: false,
+                growing_window: 0,
             },
             eval: EvalSettings {
                 every: 5,
@@ -396,7 +423,7 @@ const OPTIMIZER_KEYS: [&str; 7] = [
     "ema",
     "threads",
 ];
-const REPLAY_KEYS: [&str; 3] = ["capacity", "min_size", "average_duplicates"];
+const REPLAY_KEYS: [&str; 4] = ["capacity", "min_size", "average_duplicates", "growing_window"];
 const EVAL_KEYS: [&str; 6] = ["every", "games", "opponent", "openings", "simulations", "accuracy"];
 const ACCURACY_KEYS: [&str; 4] = ["set", "positions", "simulations", "file"];
 const OPENINGS_KEYS: [&str; 2] = ["plies", "file"];
@@ -673,6 +700,7 @@ fn parse_optimizer(doc: Doc, e: &[(Node, Node)], o: &mut OptimizerSettings) -> R
 fn parse_replay(doc: Doc, e: &[(Node, Node)], r: &mut ReplaySettings) -> Result<(), ScenarioError> {
     u32_key(doc, e, "capacity", 1, &mut r.capacity)?;
     u32_key(doc, e, "min_size", 0, &mut r.min_size)?;
+    u32_key(doc, e, "growing_window", 0, &mut r.growing_window)?;
     if let Some((_, v)) = get(e, "average_duplicates") {
         r.average_duplicates = doc.bool("average_duplicates", v)?;
     }
@@ -854,6 +882,29 @@ mod tests {
         assert!(e.contains("`learning_rate`"), "{e}");
         let e = train("  optimizer: { learning_rate_schedule: [{from: 5, rate: 1e-4}] }\n").unwrap_err();
         assert!(e.contains("rate"), "{e}");
+    }
+
+    #[test]
+    fn the_growing_window_starts_at_its_key_and_grows_to_the_capacity() {
+        let r = train("  replay: { capacity: 100000, min_size: 100, growing_window: 20000 }\n")
+            .unwrap()
+            .replay;
+        assert_eq!(r.growing_window, 20_000);
+        assert_eq!(r.window(0), 20_000, "never below its start");
+        assert_eq!(r.window(20_000), 20_000);
+        // KataGo's shape: 20k·(1 + 0.4·(10^0.75 − 1)/0.75) at 200k seen.
+        let w = r.window(200_000);
+        assert!(
+            (w as f64 - 20_000.0 * (1.0 + 0.4 * (10f64.powf(0.75) - 1.0) / 0.75)).abs() < 2.0,
+            "{w}"
+        );
+        assert!((69_000..70_000).contains(&w), "{w}");
+        assert!(r.window(100_000) < w, "it grows");
+        assert_eq!(r.window(10_000_000), 100_000, "up to the capacity");
+        // Off: the whole buffer.
+        assert_eq!(train("  iterations: 5\n").unwrap().replay.window(5), 200_000);
+        let e = train("  replay: { growing_window: -1 }\n").unwrap_err();
+        assert!(e.contains("growing_window"), "{e}");
     }
 
     #[test]

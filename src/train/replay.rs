@@ -55,15 +55,33 @@ impl Replay {
         }
     }
 
-    /// Fills `batch` with `n` samples drawn uniformly, each mirrored
-    /// with chance ½.
-    pub fn batch(&self, rng: &mut impl Rng, n: usize, rows: usize, cols: usize, batch: &mut Batch) {
+    /// The index in `samples` of the `r`-th of the newest `window`
+    /// samples (`r` from 0, oldest of them first; `window` ≤ `len`).
+    fn newest(&self, window: usize, r: usize) -> usize {
+        let len = self.samples.len();
+        if window >= len {
+            // The whole buffer: the draw is the index (as before windows).
+            r
+        } else if len < self.capacity {
+            // Not yet full: pushed in order, newest last.
+            len - window + r
+        } else {
+            // Full: the newest is just before `next`.
+            (self.next + self.capacity - window + r) % self.capacity
+        }
+    }
+
+    /// Fills `batch` with `n` samples drawn uniformly from the newest
+    /// `window` samples (all of them if the buffer holds fewer), each
+    /// mirrored with chance ½.
+    pub fn batch(&self, rng: &mut impl Rng, n: usize, window: usize, (rows, cols): (usize, usize), batch: &mut Batch) {
         let inp = rows * cols * PLANES;
         batch.planes.resize(n * inp, 0.0);
         batch.policy.resize(n * cols, 0.0);
         batch.value.resize(n, 0.0);
+        let window = window.clamp(1, self.samples.len());
         for i in 0..n {
-            let s = &self.samples[rng.gen_range(0..self.samples.len())];
+            let s = &self.samples[self.newest(window, rng.gen_range(0..window))];
             let mirror = rng.gen_bool(0.5);
             s.encode_into(
                 rows,
@@ -225,6 +243,40 @@ mod tests {
         assert_eq!(kept, vec![2, 3, 4]);
     }
 
+    /// The values of a batch's samples (each sample's value is its number).
+    fn drawn(r: &Replay, window: usize) -> std::collections::BTreeSet<u32> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut b = Batch::default();
+        r.batch(&mut rng, 400, window, (4, 5), &mut b);
+        b.value.iter().map(|&v| v as u32).collect()
+    }
+
+    #[test]
+    fn a_window_draws_only_the_newest() {
+        let numbered = |i: u64| Sample {
+            value: i as f32,
+            ..sample(i)
+        };
+        let mut r = Replay::new(6);
+        for i in 0..4 {
+            r.push(numbered(i));
+        }
+        // Not yet full: the newest are the last pushed.
+        assert_eq!(drawn(&r, 2), [2, 3].into());
+        assert_eq!(
+            drawn(&r, 100),
+            [0, 1, 2, 3].into(),
+            "a window beyond the buffer is all of it"
+        );
+        for i in 4..9 {
+            r.push(numbered(i));
+        }
+        // Full and wrapped (3..=8 kept, 6, 7, 8 at the front of the ring).
+        assert_eq!(drawn(&r, 4), [5, 6, 7, 8].into());
+        assert_eq!(drawn(&r, 1), [8].into());
+        assert_eq!(drawn(&r, 6), (3..9).collect());
+    }
+
     #[test]
     fn save_load_round_trip() {
         let dir = tempfile::tempdir().unwrap();
@@ -260,7 +312,7 @@ mod tests {
         });
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let mut b = Batch::default();
-        r.batch(&mut rng, 200, 4, 5, &mut b);
+        r.batch(&mut rng, 200, usize::MAX, (4, 5), &mut b);
         let (x, p, v) = (&b.planes, &b.policy, &b.value);
         let mut mirrored = 0;
         for i in 0..200 {

@@ -128,7 +128,8 @@ pub(crate) fn settings_json(t: &TrainSettings) -> serde_json::Value {
                        "weight_decay": t.optimizer.weight_decay,
                        "ema": t.optimizer.ema,
                        "threads": t.optimizer.threads },
-        "replay": { "capacity": t.replay.capacity, "min_size": t.replay.min_size },
+        "replay": { "capacity": t.replay.capacity, "min_size": t.replay.min_size,
+                    "average_duplicates": t.replay.average_duplicates, "growing_window": t.replay.growing_window },
         "eval": { "every": t.eval.every, "games": t.eval.games, "opponent": t.eval.opponent.name,
                   "opponent_kind": t.eval.opponent.kind.as_str(), "openings": openings,
                   "simulations": t.eval_simulations(),
@@ -391,7 +392,24 @@ impl TrainState {
         row.buffer = self.replay.len() as u64;
         if self.replay.len() >= self.settings.replay.min_size as usize && !self.replay.is_empty() {
             let t1 = Instant::now();
-            let (pl, vl, steps) = self.train_steps(it).map_err(|e| format!("training step failed: {e}"))?;
+            // Every position taken so far, this iteration's included.
+            let seen = row.positions
+                + self
+                    .history
+                    .iter()
+                    .filter(|r| r.iteration < it)
+                    .map(|r| r.positions)
+                    .sum::<u64>();
+            let window = self.settings.replay.window(seen);
+            if window < self.replay.len() {
+                tracing::info!(
+                    "iteration {it}: batches from the newest {window} of {} positions",
+                    self.replay.len()
+                );
+            }
+            let (pl, vl, steps) = self
+                .train_steps(it, window)
+                .map_err(|e| format!("training step failed: {e}"))?;
             row.train_s = t1.elapsed().as_secs_f64();
             row.train_steps = steps;
             row.learning_rate = Some(self.settings.optimizer.learning_rate_at(it));
@@ -416,24 +434,32 @@ impl TrainState {
     /// losses. On the CPU the steps run in [`HostTrainer`] (the same
     /// arithmetic, several times faster than candle's CPU backend; see
     /// docs/alphazero.md), with weights and moments copied in and out.
-    fn train_steps(&mut self, it: u32) -> candle_core::Result<(f64, f64, u64)> {
+    fn train_steps(&mut self, it: u32, window: usize) -> candle_core::Result<(f64, f64, u64)> {
         if self.device.is_cpu() {
-            return self.train_steps_host(it);
+            return self.train_steps_host(it, window);
         }
         let (rows, cols) = (self.cfg.rows, self.cfg.cols);
         self.opt.lr = self.settings.optimizer.learning_rate_at(it);
         let (net, opt, device) = (&self.net, &mut self.opt, &self.device);
-        run_steps(&self.replay, &self.settings, self.seed, it, (rows, cols), |b, n| {
-            let xt = Tensor::from_slice(&b.planes, (n, rows, cols, PLANES), device)?;
-            let pt = Tensor::from_slice(&b.policy, (n, cols), device)?;
-            let zt = Tensor::from_slice(&b.value, n, device)?;
-            let (loss, pl, vl) = net.loss(&xt, &pt, &zt)?;
-            opt.step(net, &loss)?;
-            Ok((pl.to_scalar::<f32>()?, vl.to_scalar::<f32>()?))
-        })
+        run_steps(
+            &self.replay,
+            window,
+            &self.settings,
+            self.seed,
+            it,
+            (rows, cols),
+            |b, n| {
+                let xt = Tensor::from_slice(&b.planes, (n, rows, cols, PLANES), device)?;
+                let pt = Tensor::from_slice(&b.policy, (n, cols), device)?;
+                let zt = Tensor::from_slice(&b.value, n, device)?;
+                let (loss, pl, vl) = net.loss(&xt, &pt, &zt)?;
+                opt.step(net, &loss)?;
+                Ok((pl.to_scalar::<f32>()?, vl.to_scalar::<f32>()?))
+            },
+        )
     }
 
-    fn train_steps_host(&mut self, it: u32) -> candle_core::Result<(f64, f64, u64)> {
+    fn train_steps_host(&mut self, it: u32, window: usize) -> candle_core::Result<(f64, f64, u64)> {
         let o = &self.settings.optimizer;
         let threads = crate::util::threads_or_cores(o.threads);
         let mut host = HostTrainer::from_net(
@@ -445,7 +471,7 @@ impl TrainState {
             threads,
         )?;
         let dims = (self.cfg.rows, self.cfg.cols);
-        let losses = run_steps(&self.replay, &self.settings, self.seed, it, dims, |b, n| {
+        let losses = run_steps(&self.replay, window, &self.settings, self.seed, it, dims, |b, n| {
             let l = host.step(&b.planes, &b.policy, &b.value, n);
             Ok((l.policy, l.value))
         })?;
@@ -550,11 +576,13 @@ fn read_ledger(dir: &std::path::Path) -> Result<Ledger, String> {
 }
 
 /// The optimizer-step loop both trainers share: `steps_per_iteration`
-/// batches drawn from `replay` (seeded by the run's seed and iteration),
+/// batches drawn from the newest `window` samples of `replay` (seeded by
+/// the run's seed and iteration),
 /// each given to `step`, which returns its (policy, value) losses; a
 /// progress bar. Returns the mean losses and the number of steps.
 fn run_steps(
     replay: &Replay,
+    window: usize,
     settings: &TrainSettings,
     seed: u64,
     it: u32,
@@ -569,7 +597,7 @@ fn run_steps(
     pb.set_prefix(format!("train {it}"));
     let (mut pl_sum, mut vl_sum) = (0.0, 0.0);
     for _ in 0..o.steps_per_iteration {
-        replay.batch(&mut rng, n, rows, cols, &mut b);
+        replay.batch(&mut rng, n, window, (rows, cols), &mut b);
         let (pl, vl) = step(&b, n)?;
         pl_sum += pl as f64;
         vl_sum += vl as f64;
