@@ -495,3 +495,77 @@ fn with_ema_the_model_is_the_moving_average_of_the_trained_weights() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("`ema` must be at least 0 and below 1, got 1"), "{err}");
 }
+
+/// `network.reply_head` turned on at a resume, as it is A/B-tested (a
+/// branch from a checkpoint without it): the run says so, trains the head
+/// from fresh weights (its loss in the metrics, its tensors and moments in
+/// the checkpoint), resumes with it, and the model plays; turned off
+/// again, the head is dropped and training goes on.
+#[test]
+fn a_reply_head_added_at_a_resume_trains_and_the_model_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let scenario = |iterations: u32, head: bool| {
+        let sc = tiny(dir.path(), iterations);
+        let from = "network: { blocks: 1, channels: 16, value_hidden: 32 }";
+        let to = format!("network: {{ blocks: 1, channels: 16, value_hidden: 32, reply_head: {head} }}");
+        let text = std::fs::read_to_string(&sc)
+            .unwrap()
+            .replace(from, &to)
+            .replace("eval: { every: 1,", "eval: { every: 0,");
+        assert!(text.contains(&to) && text.contains("every: 0"));
+        std::fs::write(&sc, text).unwrap();
+        sc
+    };
+    let run = |iterations: u32, head: bool| {
+        let o = train(&scenario(iterations, head), false);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let meta = |it: u32| -> serde_json::Value {
+        let p = out.join(format!("checkpoints/iter-{it:06}/meta.json"));
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let ck = |it: u32, f: &str| weights(&out.join(format!("checkpoints/iter-{it:06}/{f}")));
+
+    run(1, false);
+    assert_eq!(metrics_by_name(&out)[0]["reply_loss"], "", "no head, no reply loss");
+    assert_eq!(meta(1)["network"]["reply_head"], false);
+
+    let said = run(2, true);
+    assert!(said.contains("adding a reply head"), "{said}");
+    let rows = metrics_by_name(&out);
+    let reply = num(&rows[1], "reply_loss");
+    assert!(reply > 0.0 && reply < 5.0, "{reply}");
+    let m = meta(2);
+    assert_eq!(m["network"]["reply_head"], true);
+    assert_eq!(m["settings"]["network"]["reply_head"], true);
+    assert_eq!(m["settings"]["optimizer"]["reply_weight"], 0.15);
+    let model = ck(2, "model.safetensors");
+    assert_eq!(model["reply.fc.w"].len(), 2 * 20 * 5);
+    let moments = ck(2, "optimizer.safetensors");
+    assert!(moments["m.reply.fc.w"].iter().any(|&m| m != 0.0), "the head trained");
+    let before = ck(1, "model.safetensors");
+    assert_ne!(before["policy.conv.w"], model["policy.conv.w"]);
+
+    // Resumed with the head: loaded as saved, and it trains on.
+    let said = run(3, true);
+    assert!(!said.contains("reply head"), "nothing to add: {said}");
+    assert!(num(&metrics_by_name(&out)[2], "reply_loss") > 0.0);
+    let lines = analyze(&out, "4x5x3", "\n");
+    assert!(
+        lines[0]["column"].is_u64(),
+        "the model with the head plays: {:?}",
+        lines[0]
+    );
+    let resolved = std::fs::read_to_string(out.join("scenario.resolved.yaml")).unwrap();
+    assert!(resolved.contains("reply_head: true"), "{resolved}");
+
+    // Off again: dropped.
+    let said = run(4, false);
+    assert!(said.contains("dropping the checkpoint's reply head"), "{said}");
+    assert_eq!(metrics_by_name(&out)[3]["reply_loss"], "");
+    assert_eq!(meta(4)["network"]["reply_head"], false);
+    assert!(!ck(4, "model.safetensors").contains_key("reply.fc.w"));
+    assert_eq!(analyze(&out, "4x5x3", "\n").len(), 1);
+}

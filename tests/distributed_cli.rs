@@ -212,6 +212,7 @@ fn handmade_batch(run: &str, n: u64) -> Batch {
         blocks: 1,
         channels: 16,
         value_hidden: 32,
+        reply_head: false,
     };
     c4sim::bench::ingest::synthetic(run, "intruder", n, board, shape, 3)
 }

@@ -25,9 +25,12 @@ ROWS, COLS = 6, 7
 def read_replay(path):
     with open(path, "rb") as f:
         data = f.read()
-    assert data[:8] == b"C4RPLY01", "not a c4sim replay buffer"
+    # Version 2 adds 16 reply-target floats after each sample's value.
+    sizes = {b"C4RPLY01": 8 * 8 + 16 * 4 + 4, b"C4RPLY02": 8 * 8 + 16 * 4 + 4 + 16 * 4}
+    assert data[:8] in sizes, "not a c4sim replay buffer"
     (n,) = struct.unpack_from("<Q", data, 8)
-    off, size = 16, 8 * 8 + 16 * 4 + 4
+    off, size = 16, sizes[data[:8]]
+    assert len(data) == off + n * size, "a replay buffer of another length than its count says"
     for i in range(n):
         words = struct.unpack_from("<8Q", data, off + i * size)
         yield words[0], words[4]  # 6x7 fits the first word of each set

@@ -42,7 +42,8 @@ fn word_has(w: &[u64; 4], i: usize) -> bool {
 }
 
 /// One training position: the board from the mover's view, the search's
-/// visit distribution over columns, and the game's result for the mover.
+/// visit distribution over columns, the game's result for the mover, and
+/// the opponent's reply target.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sample {
     pub mine: [u64; 4],
@@ -51,6 +52,12 @@ pub struct Sample {
     pub policy: [f32; MAX_SIDE],
     /// +1 the mover went on to win, −1 lose, 0 draw.
     pub value: f32,
+    /// The policy target of the game's next position, where the opponent
+    /// moves (KataGo's auxiliary opponent-policy target, `network.reply_head`);
+    /// all zero when there is none (the game ended, the next ply was not
+    /// recorded, or this position's move was random), which leaves the
+    /// reply loss of this sample at zero.
+    pub reply: [f32; MAX_SIDE],
 }
 
 impl Sample {
@@ -62,13 +69,28 @@ impl Sample {
             theirs: to_words(pos.theirs, cells),
             policy: p,
             value,
+            reply: [0.0; MAX_SIDE],
         }
     }
 
+    /// Whether the sample has a reply target (a row that is not all zero).
+    pub fn has_reply(&self) -> bool {
+        self.reply.iter().any(|&r| r != 0.0)
+    }
+
     /// Writes the planes, mirrored left–right when `mirror` is set, and the
-    /// policy target flipped the same way: both must flip together or the
-    /// network learns that the mirror image of a good move is good.
-    pub fn encode_into(&self, rows: usize, cols: usize, mirror: bool, planes: &mut [f32], policy: &mut [f32]) {
+    /// policy and reply targets flipped the same way: they must flip
+    /// together or the network learns that the mirror image of a good move
+    /// is good.
+    pub fn encode_into(
+        &self,
+        rows: usize,
+        cols: usize,
+        mirror: bool,
+        planes: &mut [f32],
+        policy: &mut [f32],
+        reply: &mut [f32],
+    ) {
         for r in 0..rows {
             for c in 0..cols {
                 let src = r * cols + if mirror { cols - 1 - c } else { c };
@@ -78,8 +100,10 @@ impl Sample {
                 planes[dst + 2] = 1.0;
             }
         }
-        for (c, p) in policy.iter_mut().enumerate().take(cols) {
-            *p = self.policy[if mirror { cols - 1 - c } else { c }];
+        for (c, (p, r)) in policy.iter_mut().zip(reply.iter_mut()).enumerate().take(cols) {
+            let src = if mirror { cols - 1 - c } else { c };
+            *p = self.policy[src];
+            *r = self.reply[src];
         }
     }
 }
@@ -121,7 +145,9 @@ mod tests {
 
         let mut planes = vec![0.0; 42 * PLANES];
         let mut pol = vec![0.0; 7];
-        s.encode_into(6, 7, true, &mut planes, &mut pol);
+        let mut reply = vec![9.0; 7];
+        s.encode_into(6, 7, true, &mut planes, &mut pol, &mut reply);
+        assert_eq!(reply, vec![0.0; 7], "no reply target: a zero row, whatever was there");
         let mirrored = pos.mirrored(&g);
         assert_eq!(
             planes,
@@ -137,19 +163,28 @@ mod tests {
         let mut policy = [0f32; 7];
         policy[6] = 0.75;
         policy[2] = 0.25;
-        let s = Sample::new(&pos, 42, &policy, 1.0);
-        s.encode_into(6, 7, true, &mut planes, &mut pol);
+        let mut s = Sample::new(&pos, 42, &policy, 1.0);
+        // An asymmetric reply target.
+        s.reply[6] = 0.5;
+        s.reply[1] = 0.5;
+        s.encode_into(6, 7, true, &mut planes, &mut pol, &mut reply);
         let mirrored = pos.mirrored(&g);
         assert_eq!(planes, planes_of(&mirrored, 6, 7));
         assert_eq!(pol, vec![0.75, 0.0, 0.0, 0.0, 0.25, 0.0, 0.0]);
+        assert_eq!(
+            reply,
+            vec![0.5, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0],
+            "the reply flips with the planes and the policy"
+        );
         assert_eq!(pos.play(&g, 6).1, Status::Won);
         assert_eq!(mirrored.play(&g, 0).1, Status::Won);
         assert_eq!(mirrored.play(&g, 4).1, Status::Won);
 
         // Unmirrored is the identity.
-        s.encode_into(6, 7, false, &mut planes, &mut pol);
+        s.encode_into(6, 7, false, &mut planes, &mut pol, &mut reply);
         assert_eq!(planes, planes_of(&pos, 6, 7));
         assert_eq!(&pol[..], &policy[..]);
+        assert_eq!(&reply[..], &s.reply[..7]);
     }
 
     #[test]
@@ -160,7 +195,7 @@ mod tests {
         let s = Sample::new(&pos, 256, &[0.0; 16], 0.0);
         let mut planes = vec![0.0; 256 * PLANES];
         let mut pol = vec![0.0; 16];
-        s.encode_into(16, 16, false, &mut planes, &mut pol);
+        s.encode_into(16, 16, false, &mut planes, &mut pol, &mut [0.0; 16]);
         let mut direct = vec![0.0; 256 * PLANES];
         encode(&pos, 16, 16, &mut direct);
         assert_eq!(planes, direct);

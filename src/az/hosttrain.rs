@@ -13,7 +13,7 @@
 
 use super::im2col::{flip3, unfold3};
 use super::network::{HostMoments, Net, NetShape};
-use super::network::{BN_EPS, POLICY_FILTERS};
+use super::network::{BN_EPS, DEFAULT_REPLY_WEIGHT, POLICY_FILTERS, REPLY_FC_B, REPLY_FC_W};
 use std::collections::HashMap;
 
 const BN_MOMENTUM: f32 = 0.1;
@@ -236,6 +236,26 @@ fn relu_inplace(v: &mut [f32]) {
     }
 }
 
+/// Softmax cross-entropy of each row of `logits` (`cols` wide) against the
+/// same row of `targets` (a distribution, or a zero row that counts
+/// nothing): the sum over the rows, and the gradient of `weight × sum / div`
+/// with respect to the logits.
+fn softmax_xent(logits: &[f32], targets: &[f32], cols: usize, weight: f32, div: f32) -> (f64, Vec<f32>) {
+    let mut d = vec![0f32; logits.len()];
+    let mut loss = 0f64;
+    for ((lr, tr), dr) in logits.chunks(cols).zip(targets.chunks(cols)).zip(d.chunks_mut(cols)) {
+        let mx = lr.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+        let se: f32 = lr.iter().map(|l| (l - mx).exp()).sum();
+        let lse = mx + se.ln();
+        let tsum: f32 = tr.iter().sum();
+        for c in 0..cols {
+            loss -= (tr[c] * (lr[c] - lse)) as f64;
+            dr[c] = weight * (tsum * (lr[c] - lse).exp() - tr[c]) / div;
+        }
+    }
+    (loss, d)
+}
+
 /// Zeroes `d` where the activation `out` was clipped by ReLU.
 fn relu_back(d: &mut [f32], out: &[f32]) {
     for (g, o) in d.iter_mut().zip(out) {
@@ -266,6 +286,9 @@ pub struct HostTrainer {
     /// values only through the shared tower (`bench supervised
     /// --value-weight`). The reported value loss is unweighted.
     pub value_weight: f32,
+    /// The reply head's weight in the loss (`optimizer.reply_weight`; with
+    /// a reply head only).
+    pub reply_weight: f32,
 }
 
 /// Loss values of one step.
@@ -273,6 +296,10 @@ pub struct HostTrainer {
 pub struct StepLoss {
     pub policy: f32,
     pub value: f32,
+    /// The reply head's cross-entropy per sample with a reply target,
+    /// unweighted (as [`super::network::Net::loss`] reports it); `None`
+    /// without the head or without targets in the batch.
+    pub reply: Option<f32>,
 }
 
 const FC: [&str; 6] = [
@@ -322,7 +349,7 @@ impl HostTrainer {
                 (p, l)
             })
             .collect();
-        let fc = FC.iter().map(|n| (n.to_string(), w[*n].clone())).collect();
+        let fc = Self::fc_names(s).map(|n| (n.to_string(), w[n].clone())).collect();
         let mut t = HostTrainer {
             shape: s,
             layers,
@@ -334,6 +361,7 @@ impl HostTrainer {
             weight_decay,
             threads: threads.max(1),
             value_weight: 1.0,
+            reply_weight: DEFAULT_REPLY_WEIGHT as f32,
         };
         for name in t.trained_names() {
             let len = t.param(&name).len();
@@ -355,8 +383,18 @@ impl HostTrainer {
                 v.push(format!("{p}.{s}"));
             }
         }
-        v.extend(FC.iter().map(|s| s.to_string()));
+        v.extend(Self::fc_names(self.shape).map(str::to_string));
         v
+    }
+
+    /// The dense layers' tensors of a network of `shape`.
+    fn fc_names(shape: NetShape) -> impl Iterator<Item = &'static str> {
+        let reply: &[&str] = if shape.reply_head {
+            &[REPLY_FC_W, REPLY_FC_B]
+        } else {
+            &[]
+        };
+        FC.iter().chain(reply).copied()
     }
 
     fn param(&self, name: &str) -> &Vec<f32> {
@@ -417,13 +455,18 @@ impl HostTrainer {
     }
 
     /// Loss and gradients of one batch (`planes`: `n·H·W·3`, `policy`:
-    /// `n·cols`, `value`: `n`), updating the batch-norm running statistics
-    /// as candle's training forward does.
+    /// `n·cols`, `value`: `n`, `reply`: `n·cols` reply targets, zero rows
+    /// for none), updating the batch-norm running statistics as candle's
+    /// training forward does. The reply head is in the loss when there is
+    /// one and the batch has a reply target; otherwise its tensors get no
+    /// gradient (and no step, as in candle, where they are then outside
+    /// the loss's graph).
     pub fn gradients(
         &mut self,
         planes: &[f32],
         policy: &[f32],
         value: &[f32],
+        reply: Option<&[f32]>,
         n: usize,
     ) -> (StepLoss, HashMap<String, Vec<f32>>) {
         let (h, w, cols) = (self.shape.rows, self.shape.cols, self.shape.cols);
@@ -475,6 +518,29 @@ impl HostTrainer {
             1,
             th,
         );
+        // Reply head: the same features, its own dense layer.
+        let reply = reply.filter(|r| self.shape.reply_head && r.iter().any(|&x| x != 0.0));
+        let reply_logits = reply.map(|_| {
+            let mut rl = vec![0f32; n * cols];
+            for r in rl.chunks_mut(cols) {
+                r.copy_from_slice(&self.fc[REPLY_FC_B]);
+            }
+            gemm_s(
+                n,
+                cols,
+                pin,
+                &mut rl,
+                true,
+                &pc.out,
+                pin,
+                1,
+                &self.fc[REPLY_FC_W],
+                cols,
+                1,
+                th,
+            );
+            rl
+        });
         // Value head.
         let mut vc = self.layers[nl - 1].1.forward(&trunk, n, h, w, th);
         relu_inplace(&mut vc.out);
@@ -507,22 +573,12 @@ impl HostTrainer {
 
         // Losses and their gradients.
         let nf = n as f32;
-        let mut dlogits = vec![0f32; n * cols];
-        let mut pl = 0f64;
-        for ((lr, tr), dr) in logits
-            .chunks(cols)
-            .zip(policy.chunks(cols))
-            .zip(dlogits.chunks_mut(cols))
-        {
-            let mx = lr.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-            let se: f32 = lr.iter().map(|l| (l - mx).exp()).sum();
-            let lse = mx + se.ln();
-            let tsum: f32 = tr.iter().sum();
-            for c in 0..cols {
-                pl -= (tr[c] * (lr[c] - lse)) as f64;
-                dr[c] = (tsum * (lr[c] - lse).exp() - tr[c]) / nf;
-            }
-        }
+        let (pl, dlogits) = softmax_xent(&logits, policy, cols, 1.0, nf);
+        let reply_grad = reply.zip(reply_logits).map(|(targets, rl)| {
+            let (sum, d) = softmax_xent(&rl, targets, cols, self.reply_weight, nf);
+            let with_target = targets.chunks(cols).filter(|t| t.iter().sum::<f32>() > 0.0).count();
+            ((sum / with_target.max(1) as f64) as f32, d)
+        });
         let mut vl = 0f64;
         let mut dz = vec![0f32; n];
         for i in 0..n {
@@ -533,6 +589,7 @@ impl HostTrainer {
         let loss = StepLoss {
             policy: (pl / n as f64) as f32,
             value: (vl / n as f64) as f32,
+            reply: reply_grad.as_ref().map(|(l, _)| *l),
         };
         let mut grads: HashMap<String, Vec<f32>> = HashMap::new();
 
@@ -559,6 +616,30 @@ impl HostTrainer {
             cols,
             th,
         );
+        if let Some((_, drl)) = &reply_grad {
+            // The reply head's gradient joins the policy FC's in the shared features.
+            gemm_s(
+                n,
+                pin,
+                cols,
+                &mut dp,
+                true,
+                drl,
+                cols,
+                1,
+                &self.fc[REPLY_FC_W],
+                1,
+                cols,
+                th,
+            );
+            let mut g = vec![0f32; pin * cols];
+            gemm_s(pin, cols, n, &mut g, false, &pc.out, 1, pin, drl, cols, 1, th);
+            grads.insert(REPLY_FC_W.into(), g);
+            grads.insert(
+                REPLY_FC_B.into(),
+                (0..cols).map(|c| drl.chunks(cols).map(|r| r[c]).sum()).collect(),
+            );
+        }
         relu_back(&mut dp, &pc.out);
         let (pg, dtrunk_p) = self.layers[nl - 2].1.backward(&pc, &dp, n, h, w, true, th);
         // Value head backward.
@@ -637,13 +718,15 @@ impl HostTrainer {
     }
 
     /// One AdamW step on a batch, as [`super::network::AdamW::step`] does it.
-    pub fn step(&mut self, planes: &[f32], policy: &[f32], value: &[f32], n: usize) -> StepLoss {
-        let (loss, grads) = self.gradients(planes, policy, value, n);
+    pub fn step(&mut self, planes: &[f32], policy: &[f32], value: &[f32], reply: Option<&[f32]>, n: usize) -> StepLoss {
+        let (loss, grads) = self.gradients(planes, policy, value, reply, n);
         self.apply(&grads);
         loss
     }
 
-    /// The AdamW update from gradients by trained-tensor name.
+    /// The AdamW update from gradients by trained-tensor name; a tensor
+    /// without one is left as it is (as candle's optimizer leaves a tensor
+    /// outside the loss).
     pub fn apply(&mut self, grads: &HashMap<String, Vec<f32>>) {
         self.step += 1;
         let t = self.step as i32;
@@ -655,7 +738,9 @@ impl HostTrainer {
             if self.value_weight == 0.0 && name.starts_with("value.") {
                 continue;
             }
-            let g = &grads[&name];
+            let Some(g) = grads.get(&name) else {
+                continue;
+            };
             let mut m = std::mem::take(self.m.get_mut(&name).expect("moment"));
             let mut v = std::mem::take(self.v.get_mut(&name).expect("moment"));
             let decay = if name.ends_with(".w") { 1.0 - lr * wd } else { 1.0 };
@@ -702,10 +787,38 @@ mod tests {
         assert!(err <= 2e-3 * scale + 1e-6, "{what}: max error {err} (scale {scale})");
     }
 
+    /// Reply targets for `n` positions: the policy targets of `pol`'s next
+    /// row, none (a zero row) for every third position.
+    fn replies(pol: &[f32], cols: usize) -> Vec<f32> {
+        let n = pol.len() / cols;
+        let mut r = vec![0f32; n * cols];
+        for i in (0..n).filter(|i| i % 3 != 2) {
+            let next = (i + 1) % n;
+            r[i * cols..(i + 1) * cols].copy_from_slice(&pol[next * cols..(next + 1) * cols]);
+        }
+        r
+    }
+
+    /// Every trained tensor's gradient of `loss` by name.
+    fn candle_grads(net: &Net, loss: &Tensor) -> HashMap<String, Vec<f32>> {
+        let gs = loss.backward().unwrap();
+        net.named()
+            .into_iter()
+            .filter(|(_, _, t)| *t)
+            .map(|(name, v, _)| {
+                (
+                    name,
+                    gs.get(v.as_tensor()).unwrap().flatten_all().unwrap().to_vec1().unwrap(),
+                )
+            })
+            .collect()
+    }
+
     /// Loss, every gradient, the running statistics and AdamW updates
-    /// agree with candle's autograd and the candle optimizer.
-    #[test]
-    fn matches_candle_autograd_and_adamw() {
+    /// agree with candle's autograd and the candle optimizer; with a reply
+    /// head (`reply`), its loss and gradients too, the shared features
+    /// taking both heads' gradients.
+    fn check_against_candle(reply: bool) {
         let dev = Device::Cpu;
         let shape = NetShape {
             rows: 4,
@@ -713,20 +826,35 @@ mod tests {
             blocks: 2,
             channels: 8,
             value_hidden: 16,
+            reply_head: reply,
         };
         let n = 12;
         let net = Net::new(shape, 5, &dev).unwrap();
         let mut host = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-2, 1).unwrap();
+        host.reply_weight = 0.4;
         let (x, p, z) = batch(&shape, n, 1);
+        let r = replies(&p, 5);
         let xt = Tensor::from_slice(&x, (n, 4, 5, 3), &dev).unwrap();
         let pt = Tensor::from_slice(&p, (n, 5), &dev).unwrap();
         let zt = Tensor::from_slice(&z, n, &dev).unwrap();
+        let rt = Tensor::from_slice(&r, (n, 5), &dev).unwrap();
+        let targets = reply.then_some((&rt, 0.4));
 
-        let (total, pl, vl) = net.loss(&xt, &pt, &zt).unwrap();
-        let grads = total.backward().unwrap();
-        let (hl, hg) = host.gradients(&x, &p, &z, n);
-        assert!((pl.to_scalar::<f32>().unwrap() - hl.policy).abs() < 1e-4);
-        assert!((vl.to_scalar::<f32>().unwrap() - hl.value).abs() < 1e-4);
+        let l = net.loss(&xt, &pt, &zt, targets).unwrap();
+        let grads = l.total.backward().unwrap();
+        let (hl, hg) = host.gradients(&x, &p, &z, Some(&r), n);
+        assert!((l.policy.to_scalar::<f32>().unwrap() - hl.policy).abs() < 1e-4);
+        assert!((l.value.to_scalar::<f32>().unwrap() - hl.value).abs() < 1e-4);
+        let candle_reply = l.reply.map(|t| t.to_scalar::<f32>().unwrap());
+        assert_eq!(candle_reply.is_some(), reply);
+        assert_eq!(hl.reply.is_some(), reply);
+        if let (Some(a), Some(b)) = (candle_reply, hl.reply) {
+            assert!((a - b).abs() < 1e-4, "reply loss {a} vs {b}");
+            // Per position with a target: 8 of the 12; the total counts it
+            // weighted and per position of the batch.
+            let total = l.total.to_scalar::<f32>().unwrap();
+            assert!((total - (hl.policy + hl.value + 0.4 * b * 8.0 / 12.0)).abs() < 1e-4);
+        }
         for (name, var, trained) in net.named() {
             let want = if trained {
                 grads
@@ -746,51 +874,39 @@ mod tests {
             };
             close(&got, &want, &name);
         }
+        assert_eq!(hg.contains_key(REPLY_FC_W), reply);
+        // The reply head's own gradients, tighter: one product each.
+        for name in [REPLY_FC_W, REPLY_FC_B].into_iter().filter(|_| reply) {
+            let want = grads.get(net.named().iter().find(|(n, _, _)| n == name).unwrap().1.as_tensor());
+            let want = want.unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+            let err = hg[name].iter().zip(&want).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+            assert!(err < 1e-5, "{name}: {err}");
+        }
 
         // The optimizer: the same gradients give the same update. (Steps
         // are compared from the same gradients because Adam divides by
         // √v: components with gradients near zero turn rounding noise of
         // 1e-7 into updates of ±lr, so end-to-end steps drift apart.)
-        let candle_grads: HashMap<String, Vec<f32>> = net
-            .named()
-            .into_iter()
-            .filter(|(_, _, t)| *t)
-            .map(|(name, v, _)| {
-                let g = grads
-                    .get(v.as_tensor())
-                    .unwrap()
-                    .flatten_all()
-                    .unwrap()
-                    .to_vec1::<f32>()
-                    .unwrap();
-                (name, g)
-            })
-            .collect();
         let mut host = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-2, 1).unwrap();
         let mut opt = AdamW::new(&net, 1e-2, 1e-2).unwrap();
         for _ in 0..2 {
-            let (l, _, _) = net.loss(&xt, &pt, &zt).unwrap();
-            let g: HashMap<String, Vec<f32>> = {
-                let gs = l.backward().unwrap();
-                net.named()
-                    .into_iter()
-                    .filter(|(_, _, t)| *t)
-                    .map(|(name, v, _)| {
-                        (
-                            name,
-                            gs.get(v.as_tensor()).unwrap().flatten_all().unwrap().to_vec1().unwrap(),
-                        )
-                    })
-                    .collect()
-            };
+            let l = net.loss(&xt, &pt, &zt, targets).unwrap().total;
+            let g = candle_grads(&net, &l);
             opt.step(&net, &l).unwrap();
             host.apply(&g);
         }
-        assert!(!candle_grads.is_empty());
         let want = net.host_weights().unwrap();
         let got = host.weights();
+        assert_eq!(host.trained_names().iter().any(|n| n == REPLY_FC_W), reply);
         for name in host.trained_names() {
             close(&got[&name], &want[&name], &name);
+        }
+        for name in [REPLY_FC_W, REPLY_FC_B].into_iter().filter(|_| reply) {
+            let err = got[name]
+                .iter()
+                .zip(&want[name])
+                .fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+            assert!(err < 1e-5, "{name} after two steps: {err}");
         }
         let hm = host.moments();
         let cm = opt.host_moments(&net).unwrap();
@@ -799,6 +915,60 @@ mod tests {
             close(&hm[&name].1, &cm[&name].1, &name);
         }
         assert_eq!(host.step, opt.step);
+    }
+
+    #[test]
+    fn matches_candle_autograd_and_adamw() {
+        check_against_candle(false);
+    }
+
+    #[test]
+    fn matches_candle_autograd_and_adamw_with_a_reply_head() {
+        check_against_candle(true);
+    }
+
+    /// The reply head's gradient, checked against finite differences of
+    /// the loss (so the test does not rest on candle alone), and its share
+    /// in the shared features: the policy convolution's gradient changes
+    /// with the reply targets, the value head's does not.
+    #[test]
+    fn the_reply_gradient_reaches_the_shared_features() {
+        let shape = NetShape {
+            reply_head: true,
+            ..one_block()
+        };
+        let net = Net::new(shape, 6, &Device::Cpu).unwrap();
+        let (x, p, z) = batch(&shape, 10, 4);
+        let r = replies(&p, 5);
+        let host = || {
+            let mut h = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 0.0, 1).unwrap();
+            h.reply_weight = 1.0;
+            h
+        };
+        let (with, g) = host().gradients(&x, &p, &z, Some(&r), 10);
+        let (without, g0) = host().gradients(&x, &p, &z, None, 10);
+        assert!(with.reply.is_some() && without.reply.is_none());
+        assert_eq!((with.policy, with.value), (without.policy, without.value));
+        assert!(!g0.contains_key(REPLY_FC_W), "no targets: no gradient, no step");
+        assert_ne!(g["policy.conv.w"], g0["policy.conv.w"]);
+        assert_eq!(g["value.fc1.w"], g0["value.fc1.w"]);
+        assert_eq!(g["policy.fc.w"], g0["policy.fc.w"]);
+        // All-zero reply rows are no targets either.
+        let (zero, gz) = host().gradients(&x, &p, &z, Some(&[0.0; 50]), 10);
+        assert!(zero.reply.is_none() && !gz.contains_key(REPLY_FC_W));
+        // d(reply loss)/d(reply bias) by central differences: the reported
+        // loss is per position with a target (7 of 10 here), the gradient is
+        // of the batch loss, its sum over all 10.
+        let with_target = 7.0;
+        for (c, &analytic) in g[REPLY_FC_B].iter().enumerate() {
+            let at = |delta: f32| {
+                let mut h = host();
+                h.fc.get_mut(REPLY_FC_B).unwrap()[c] += delta;
+                h.gradients(&x, &p, &z, Some(&r), 10).0.reply.unwrap() * with_target / 10.0
+            };
+            let numeric = (at(1e-2) - at(-1e-2)) / 2e-2;
+            assert!((numeric - analytic).abs() < 2e-3, "column {c}: {numeric} vs {analytic}");
+        }
     }
 
     /// A one-block network on a 4 × 5 board: small enough for a step in
@@ -810,6 +980,7 @@ mod tests {
             blocks: 1,
             channels: 8,
             value_hidden: 16,
+            reply_head: false,
         }
     }
 
@@ -824,8 +995,8 @@ mod tests {
         let mut both = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 1).unwrap();
         let mut policy_only = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 1).unwrap();
         policy_only.value_weight = 0.0;
-        let (lb, gb) = both.gradients(&x, &p, &z, 16);
-        let (lp, gp) = policy_only.gradients(&x, &p, &z, 16);
+        let (lb, gb) = both.gradients(&x, &p, &z, None, 16);
+        let (lp, gp) = policy_only.gradients(&x, &p, &z, None, 16);
         assert_eq!(
             (lb.policy, lb.value),
             (lp.policy, lp.value),
@@ -847,7 +1018,7 @@ mod tests {
             "the value loss reaches the tower at weight 1 only"
         );
         let before = policy_only.weights();
-        policy_only.step(&x, &p, &z, 16);
+        policy_only.step(&x, &p, &z, None, 16);
         let after = policy_only.weights();
         for name in policy_only.trained_names() {
             if name.starts_with("value.") {
@@ -864,10 +1035,10 @@ mod tests {
         let net = Net::new(shape, 3, &Device::Cpu).unwrap();
         let mut host = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 2).unwrap();
         let (x, p, z) = batch(&shape, 16, 9);
-        let first = host.step(&x, &p, &z, 16);
+        let first = host.step(&x, &p, &z, None, 16);
         let mut last = first;
         for _ in 0..40 {
-            last = host.step(&x, &p, &z, 16);
+            last = host.step(&x, &p, &z, None, 16);
         }
         assert!(
             last.policy + last.value < 0.5 * (first.policy + first.value),

@@ -473,6 +473,7 @@ mod tests {
             blocks,
             channels,
             value_hidden,
+            reply_head: false,
         };
         let net = Net::new(shape, 9, &dev).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
@@ -507,6 +508,50 @@ mod tests {
         );
     }
 
+    /// Play never reads the reply head: a network with one gives exactly
+    /// the policy and value of the same network without it, through the
+    /// folded path and through candle's `infer`, however large its weights.
+    #[test]
+    fn play_never_reads_the_reply_head() {
+        let dev = Device::Cpu;
+        let shape = NetShape {
+            rows: 4,
+            cols: 5,
+            blocks: 1,
+            channels: 8,
+            value_hidden: 16,
+            reply_head: false,
+        };
+        let plain = Net::new(shape, 3, &dev).unwrap();
+        let headed = Net::new(
+            NetShape {
+                reply_head: true,
+                ..shape
+            },
+            3,
+            &dev,
+        )
+        .unwrap();
+        let (w, b) = headed.reply_fc.as_ref().unwrap();
+        w.set(&(w.as_tensor() * 1e3).unwrap()).unwrap();
+        b.set(&b.as_tensor().ones_like().unwrap()).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let n = 6;
+        let planes: Vec<f32> = (0..n * 60)
+            .map(|i| if i % 3 == 2 { 1.0 } else { rng.gen_range(0..2) as f32 })
+            .collect();
+        let run = |net: &Net| {
+            let (mut l, mut v) = (Vec::new(), Vec::new());
+            Folded::from_net(net)
+                .unwrap()
+                .forward(&planes, n, &mut l, &mut v, &mut Scratch::default());
+            let (mut l2, mut v2) = (Vec::new(), Vec::new());
+            net.infer(&planes, n, &mut l2, &mut v2).unwrap();
+            (l, v, l2, v2)
+        };
+        assert_eq!(run(&plain), run(&headed));
+    }
+
     /// Each position's output is the one a forward pass of that position
     /// alone gives, bit for bit, whatever batch and threads it came in.
     #[test]
@@ -517,6 +562,7 @@ mod tests {
             blocks: 1,
             channels: 8,
             value_hidden: 16,
+            reply_head: false,
         };
         let folded = Arc::new(Folded::from_net(&Net::new(shape, 4, &Device::Cpu).unwrap()).unwrap());
         let mut rng = ChaCha8Rng::seed_from_u64(2);

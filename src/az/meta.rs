@@ -82,6 +82,10 @@ pub struct Row {
     /// `None` while the buffer is below `replay.min_size` (no training yet).
     pub policy_loss: Option<f64>,
     pub value_loss: Option<f64>,
+    /// The reply head's cross-entropy (`network.reply_head`) per sample with
+    /// a reply target, unweighted; `None` without the head, before
+    /// training, and in checkpoints older than it.
+    pub reply_loss: Option<f64>,
     pub selfplay_games_per_s: f64,
     pub simulations_per_s: f64,
     pub cache_hit_rate: f64,

@@ -1,6 +1,7 @@
 //! The policy–value network in candle: a residual tower with a policy head
-//! and a value head (alphazero.md, "Network"), and the AdamW optimizer that
-//! trains it.
+//! and a value head (alphazero.md, "Network"), optionally a reply head (the
+//! opponent's next move, an auxiliary training target that play never
+//! reads), and the AdamW optimizer that trains it.
 //!
 //! Every 3×3 convolution is written as "unfold, then one matrix product":
 //! the input (`[N, H, W, C]`, pixels-major) is zero-padded, its nine
@@ -39,12 +40,19 @@ pub struct NetShape {
     pub blocks: usize,
     pub channels: usize,
     pub value_hidden: usize,
+    /// The auxiliary reply head (`network.reply_head`): logits for the
+    /// opponent's next move, trained beside the policy and never used in
+    /// play. Absent in the `meta.json` of models from before it: false.
+    #[serde(default)]
+    pub reply_head: bool,
 }
 
 impl NetShape {
     /// Whether weights trained for `from` can seed this shape by adding
-    /// residual blocks, channels, or both (same board and value head; at
-    /// least one of the two larger, neither smaller).
+    /// residual blocks, channels, or both, and by adding or dropping the
+    /// reply head (same board and value head; blocks and channels not
+    /// smaller). A new reply head starts from fresh weights; a dropped
+    /// one's weights are left unread, as nothing else reads them.
     pub fn grows_from(&self, from: &NetShape) -> bool {
         self != from
             && self.blocks >= from.blocks
@@ -52,11 +60,24 @@ impl NetShape {
             && (self.rows, self.cols, self.value_hidden) == (from.rows, from.cols, from.value_hidden)
     }
 
+    /// Whether networks of the two shapes play alike given the same weights:
+    /// the same shape but for the reply head, which play never reads.
+    pub fn plays_as(&self, other: &NetShape) -> bool {
+        NetShape {
+            reply_head: false,
+            ..*self
+        } == NetShape {
+            reply_head: false,
+            ..*other
+        }
+    }
+
     pub fn cells(&self) -> usize {
         self.rows * self.cols
     }
 
-    /// Multiply–adds of one forward pass for one position (for GFLOP/s figures).
+    /// Multiply–adds of one forward pass for one position (for GFLOP/s
+    /// figures): the pass that plays, so without the reply head.
     pub fn macs(&self) -> u64 {
         let hw = self.cells() as u64;
         let c = self.channels as u64;
@@ -129,6 +150,25 @@ pub struct ConvBn {
     pub var: Var,
 }
 
+/// The reply head's weight in the loss unless set (`optimizer.reply_weight`):
+/// KataGo's for its opponent-policy target.
+pub const DEFAULT_REPLY_WEIGHT: f64 = 0.15;
+
+/// Checkpoint names of the reply head's tensors.
+pub const REPLY_FC_W: &str = "reply.fc.w";
+pub const REPLY_FC_B: &str = "reply.fc.b";
+
+/// What [`Net::loss`] computes: the total to step on, and its parts for the
+/// metrics. `reply`, present when reply targets were given, is the reply
+/// head's cross-entropy per sample that has a target (the total counts it
+/// weighted, per sample of the batch).
+pub struct Losses {
+    pub total: Tensor,
+    pub policy: Tensor,
+    pub value: Tensor,
+    pub reply: Option<Tensor>,
+}
+
 /// The residual tower and its heads.
 pub struct Net {
     pub shape: NetShape,
@@ -144,6 +184,12 @@ pub struct Net {
     pub v_fc1_b: Var,
     pub v_fc2_w: Var,
     pub v_fc2_b: Var,
+    /// The reply head ([`NetShape::reply_head`]): one dense layer on the
+    /// same flattened policy features as `p_fc_w`, weight `[2·H·W, cols]`
+    /// and bias `[cols]`. Sharing the policy head's features is what makes
+    /// the auxiliary target shape them (KataGo's opponent policy, Wu 2019
+    /// section 4.1); play reads only `p_fc_w`.
+    pub reply_fc: Option<(Var, Var)>,
     /// Convolutions through candle's `conv2d` instead of unfold + matmul
     /// (same weights, same function; which is faster is measured by
     /// `c4sim bench train`).
@@ -283,6 +329,15 @@ impl Net {
         let b2 = 1.0 / (vh as f32).sqrt();
         let v_fc2_w = var(uniform(&mut rng, vh, b2), &[vh, 1], dev)?;
         let v_fc2_b = var(vec![0.0; 1], &[1], dev)?;
+        // Drawn last, so that the rest of a network with the head is the
+        // network without it from the same seed.
+        let reply_fc = match shape.reply_head {
+            true => Some((
+                var(uniform(&mut rng, p_in * shape.cols, pb), &[p_in, shape.cols], dev)?,
+                var(vec![0.0; shape.cols], &[shape.cols], dev)?,
+            )),
+            false => None,
+        };
         Ok(Net {
             shape,
             device: device.clone(),
@@ -296,6 +351,7 @@ impl Net {
             v_fc1_b,
             v_fc2_w,
             v_fc2_b,
+            reply_fc,
             native_conv: false,
         })
     }
@@ -317,14 +373,40 @@ impl Net {
         out.push(("value.fc1.b".into(), &self.v_fc1_b, true));
         out.push(("value.fc2.w".into(), &self.v_fc2_w, true));
         out.push(("value.fc2.b".into(), &self.v_fc2_b, true));
+        if let Some((w, b)) = &self.reply_fc {
+            out.push((REPLY_FC_W.into(), w, true));
+            out.push((REPLY_FC_B.into(), b, true));
+        }
         out
     }
 
     /// `x`: `[N, H, W, 3]` planes → (policy logits `[N, cols]`, values `[N]`).
+    /// The reply head, if any, is not computed: see [`Net::forward_heads`].
     pub fn forward(&self, x: &Tensor, train: bool) -> Result<(Tensor, Tensor)> {
-        if self.native_conv {
-            return self.forward_native(x, train);
-        }
+        let (logits, v, _) = self.forward_heads(x, train, false)?;
+        Ok((logits, v))
+    }
+
+    /// [`Net::forward`], and with `reply` the reply head's logits
+    /// (`[N, cols]`; `None` for a network without the head).
+    pub fn forward_heads(&self, x: &Tensor, train: bool, reply: bool) -> Result<(Tensor, Tensor, Option<Tensor>)> {
+        let (p, v, n) = if self.native_conv {
+            self.features_native(x, train)?
+        } else {
+            self.features(x, train)?
+        };
+        let (logits, v) = self.dense_heads(&p, &v, n)?;
+        let reply_logits = match (&self.reply_fc, reply) {
+            (Some((w, b)), true) => Some(p.matmul(w.as_tensor())?.broadcast_add(b.as_tensor())?),
+            _ => None,
+        };
+        Ok((logits, v, reply_logits))
+    }
+
+    /// The heads' features after their convolutions: the flattened policy
+    /// features `[N, 2·H·W]` (pixels-major, as `p_fc_w` reads them), the
+    /// value features `[N, H·W]`, and `N`.
+    fn features(&self, x: &Tensor, train: bool) -> Result<(Tensor, Tensor, usize)> {
         let h = self.tower(x, |c, t| c.forward(t, train))?;
         let n = h.dim(0)?;
         let hw = self.shape.cells();
@@ -334,11 +416,11 @@ impl Net {
             .relu()?
             .reshape((n, hw * POLICY_FILTERS))?;
         let v = self.v_conv.forward(&h, train)?.relu()?.reshape((n, hw))?;
-        self.dense_heads(&p, &v, n)
+        Ok((p, v, n))
     }
 
-    /// [`Net::forward`] with candle's `conv2d` on channels-first tensors.
-    fn forward_native(&self, x: &Tensor, train: bool) -> Result<(Tensor, Tensor)> {
+    /// [`Net::features`] with candle's `conv2d` on channels-first tensors.
+    fn features_native(&self, x: &Tensor, train: bool) -> Result<(Tensor, Tensor, usize)> {
         let x = x.permute((0, 3, 1, 2))?.contiguous()?;
         let h = self.tower(&x, |c, t| c.forward_nchw(t, train))?;
         let n = h.dim(0)?;
@@ -351,7 +433,7 @@ impl Net {
             .permute((0, 2, 3, 1))?
             .reshape((n, hw * POLICY_FILTERS))?;
         let v = self.v_conv.forward_nchw(&h, train)?.relu()?.reshape((n, hw))?;
-        self.dense_heads(&p, &v, n)
+        Ok((p, v, n))
     }
 
     /// The stem and the residual blocks, in either convolution path's
@@ -397,13 +479,42 @@ impl Net {
 
     /// The loss of alphazero.md: policy cross-entropy against the visit
     /// distribution plus value mean-squared error (weight decay is applied
-    /// by the optimizer). Returns (total, policy, value).
-    pub fn loss(&self, x: &Tensor, policy: &Tensor, value: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
-        let (logits, v) = self.forward(x, true)?;
+    /// by the optimizer); with `reply` (targets `[N, cols]`, weight) and a
+    /// reply head, plus weight × the reply head's cross-entropy against
+    /// the targets, summed over the batch and divided by `N`: a sample
+    /// without a reply target has a zero row and adds nothing, so no mask
+    /// is needed.
+    pub fn loss(&self, x: &Tensor, policy: &Tensor, value: &Tensor, reply: Option<(&Tensor, f64)>) -> Result<Losses> {
+        let want_reply = reply.is_some();
+        if want_reply && self.reply_fc.is_none() {
+            candle_core::bail!("reply targets for a network without a reply head");
+        }
+        let (logits, v, reply_logits) = self.forward_heads(x, true, want_reply)?;
         let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?;
         let pl = (policy * logp)?.sum(1)?.mean(0)?.neg()?;
         let vl = (v - value)?.sqr()?.mean(0)?;
-        Ok(((&pl + &vl)?, pl, vl))
+        let mut total = (&pl + &vl)?;
+        let mut rl = None;
+        if let (Some((target, weight)), Some(rlogits)) = (reply, reply_logits) {
+            let logq = candle_nn::ops::log_softmax(&rlogits, D::Minus1)?;
+            let per_row = (target * logq)?.sum(1)?.neg()?;
+            total = (total + (per_row.mean(0)? * weight)?)?;
+            // Reported per sample with a target, so that the figure does not
+            // depend on how many samples have one.
+            let with_target = target
+                .sum(1)?
+                .gt(0f32)?
+                .to_dtype(DType::F32)?
+                .sum_all()?
+                .maximum(1f32)?;
+            rl = Some((per_row.sum_all()? / with_target)?.detach());
+        }
+        Ok(Losses {
+            total,
+            policy: pl,
+            value: vl,
+            reply: rl,
+        })
     }
 
     /// Every tensor by name, for safetensors.
@@ -447,6 +558,9 @@ impl Net {
     ///   not zero), so training connects them where they help. (Zeroing
     ///   the new channels themselves instead would leave them at ReLU's
     ///   kink, where no gradient passes.)
+    /// - a new reply head starts from fresh random weights (it feeds nothing
+    ///   the saved network computed); a dropped one's saved tensors are not
+    ///   read.
     pub fn load_grown(shape: NetShape, from: NetShape, path: &Path, device: &Device) -> Result<Self> {
         if !shape.grows_from(&from) {
             candle_core::bail!(
@@ -461,6 +575,9 @@ impl Net {
         let saved = candle_core::safetensors::load(path, device)?;
         for (name, v, _) in net.named() {
             let Some(old) = saved.get(&name) else {
+                if is_reply(&name) && !from.reply_head {
+                    continue;
+                }
                 if !name.starts_with("block") {
                     candle_core::bail!("the weights have no tensor `{name}`");
                 }
@@ -554,6 +671,11 @@ impl Net {
         copy.set_from(&moved)?;
         Ok(copy)
     }
+}
+
+/// Whether checkpoint tensor `name` belongs to the reply head.
+fn is_reply(name: &str) -> bool {
+    name.starts_with("reply.")
 }
 
 /// `old` (a tensor of `old_dims`, saved for a network of `from_channels`)
@@ -716,8 +838,8 @@ impl AdamW {
     }
 
     /// As [`AdamW::load`] for a grown network ([`Net::load_grown`]): the
-    /// saved moments sit where the saved weights do, and the new blocks'
-    /// and channels' moments start at zero.
+    /// saved moments sit where the saved weights do, and the new blocks',
+    /// channels' and reply head's moments start at zero.
     pub fn load_grown(&mut self, net: &Net, from: NetShape, path: &Path, step: u64) -> Result<()> {
         self.load_some(net, path, step, Some(from))
     }
@@ -732,8 +854,13 @@ impl AdamW {
                     .cloned()
                     .ok_or_else(|| candle_core::Error::Msg(format!("the optimizer state has no tensor `{k}`")))
             };
-            // A grown network's new blocks have no saved moments: they start at zero.
-            if grown_from.is_some() && name.starts_with("block") && !saved.contains_key(&format!("m.{name}")) {
+            // A grown network's new blocks and new reply head have no saved
+            // moments: they start at zero.
+            let new_part = match grown_from {
+                Some(from) => name.starts_with("block") || (is_reply(&name) && !from.reply_head),
+                None => false,
+            };
+            if new_part && !saved.contains_key(&format!("m.{name}")) {
                 continue;
             }
             for (key, moment) in [(format!("m.{name}"), &mut *m), (format!("v.{name}"), &mut *s)] {
@@ -778,6 +905,7 @@ mod tests {
             blocks: 1,
             channels: 8,
             value_hidden: 16,
+            reply_head: false,
         }
     }
 
@@ -814,7 +942,7 @@ mod tests {
         let p = Tensor::from_vec(vec![0.2f32; 8 * 5], (8, 5), &dev).unwrap();
         let z = Tensor::from_vec(vec![0.5f32; 8], 8, &dev).unwrap();
         for _ in 0..3 {
-            let (l, _, _) = net.loss(&x, &p, &z).unwrap();
+            let l = net.loss(&x, &p, &z, None).unwrap().total;
             opt.step(&net, &l).unwrap();
         }
         net.save(&dir.path().join("m.safetensors")).unwrap();
@@ -867,15 +995,193 @@ mod tests {
                 assert_eq!(from_new(&grown), 0.0);
             }
             // And it trains.
-            let before = grown.loss(&x, &p, &z).unwrap().0.to_scalar::<f32>().unwrap();
+            let before = grown.loss(&x, &p, &z, None).unwrap().total.to_scalar::<f32>().unwrap();
             for _ in 0..5 {
-                let (l, _, _) = grown.loss(&x, &p, &z).unwrap();
+                let l = grown.loss(&x, &p, &z, None).unwrap().total;
                 gopt.step(&grown, &l).unwrap();
             }
-            assert!(grown.loss(&x, &p, &z).unwrap().0.to_scalar::<f32>().unwrap() < before);
+            assert!(grown.loss(&x, &p, &z, None).unwrap().total.to_scalar::<f32>().unwrap() < before);
             if shape.channels > from.channels {
                 assert_ne!(from_new(&grown), 0.0, "the new channels learn");
             }
+        }
+    }
+
+    /// Planes of `n` random positions on the small board, and policy,
+    /// value and reply targets (every third reply row empty).
+    fn targets(n: usize, seed: u64) -> (Tensor, Tensor, Tensor, Tensor) {
+        let dev = Device::Cpu;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let planes: Vec<f32> = (0..n * 60).map(|_| rng.gen_range(0..2) as f32).collect();
+        let (mut pol, mut rep) = (vec![0f32; n * 5], vec![0f32; n * 5]);
+        for i in 0..n {
+            pol[i * 5 + rng.gen_range(0..5)] = 1.0;
+            if i % 3 != 2 {
+                rep[i * 5 + rng.gen_range(0..5)] = 1.0;
+            }
+        }
+        let z: Vec<f32> = (0..n).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
+        (
+            Tensor::from_vec(planes, (n, 4, 5, 3), &dev).unwrap(),
+            Tensor::from_vec(pol, (n, 5), &dev).unwrap(),
+            Tensor::from_vec(z, n, &dev).unwrap(),
+            Tensor::from_vec(rep, (n, 5), &dev).unwrap(),
+        )
+    }
+
+    fn scalar(t: &Tensor) -> f32 {
+        t.to_scalar::<f32>().unwrap()
+    }
+
+    fn headed() -> NetShape {
+        NetShape {
+            reply_head: true,
+            ..small()
+        }
+    }
+
+    /// A network with the reply head is, from the same seed, the network
+    /// without it plus two tensors: the same weights, the same outputs, the
+    /// same loss until reply targets are given. With them the total adds
+    /// weight × the reply cross-entropy per position of the batch (empty
+    /// rows add nothing), reported per position with a target.
+    #[test]
+    fn the_reply_head_adds_a_weighted_loss_and_nothing_else() {
+        let dev = Device::Cpu;
+        let (plain, with) = (
+            Net::new(small(), 3, &dev).unwrap(),
+            Net::new(headed(), 3, &dev).unwrap(),
+        );
+        let (pw, ww) = (plain.host_weights().unwrap(), with.host_weights().unwrap());
+        assert_eq!(ww.len(), pw.len() + 2);
+        for (name, w) in &pw {
+            assert_eq!(&ww[name], w, "{name}");
+        }
+        assert_eq!(ww[REPLY_FC_W].len(), 2 * 20 * 5);
+        assert!(ww[REPLY_FC_W].iter().any(|&w| w != 0.0) && ww[REPLY_FC_B] == vec![0.0; 5]);
+        let (x, p, z, r) = targets(9, 1);
+        let (l0, v0) = plain.forward(&x, false).unwrap();
+        let (l1, v1, none) = with.forward_heads(&x, false, false).unwrap();
+        assert!(none.is_none(), "the head only when asked");
+        assert_eq!(l0.to_vec2::<f32>().unwrap(), l1.to_vec2::<f32>().unwrap());
+        assert_eq!(v0.to_vec1::<f32>().unwrap(), v1.to_vec1::<f32>().unwrap());
+        let (.., reply) = with.forward_heads(&x, false, true).unwrap();
+        assert_eq!(reply.unwrap().dims(), &[9, 5]);
+
+        let base = plain.loss(&x, &p, &z, None).unwrap();
+        assert!(base.reply.is_none());
+        let same = with.loss(&x, &p, &z, None).unwrap();
+        assert_eq!(scalar(&base.total), scalar(&same.total));
+        let empty = Tensor::zeros((9, 5), DType::F32, &dev).unwrap();
+        let nothing = with.loss(&x, &p, &z, Some((&empty, 0.15))).unwrap();
+        assert!((scalar(&nothing.total) - scalar(&base.total)).abs() < 1e-6);
+        let l = with.loss(&x, &p, &z, Some((&r, 0.15))).unwrap();
+        let reply = scalar(l.reply.as_ref().unwrap());
+        // Near ln 5 for a fresh head; 6 of the 9 positions have a target.
+        assert!((0.5..5.0).contains(&reply), "{reply}");
+        let want = scalar(&base.total) + 0.15 * reply * 6.0 / 9.0;
+        assert!((scalar(&l.total) - want).abs() < 1e-5, "{} vs {want}", scalar(&l.total));
+        assert_eq!(
+            (scalar(&l.policy), scalar(&l.value)),
+            (scalar(&base.policy), scalar(&base.value))
+        );
+        let e = plain.loss(&x, &p, &z, Some((&r, 0.15))).err().unwrap().to_string();
+        assert!(e.contains("without a reply head"), "{e}");
+        // A model's meta.json from before the head reads as a network without it.
+        let old: NetShape =
+            serde_json::from_str(r#"{"rows":4,"cols":5,"blocks":1,"channels":8,"value_hidden":16}"#).unwrap();
+        assert_eq!(old, small());
+    }
+
+    /// Training with reply targets lowers the reply loss: the head learns.
+    #[test]
+    fn the_reply_head_learns() {
+        let net = Net::new(headed(), 4, &Device::Cpu).unwrap();
+        let mut opt = AdamW::new(&net, 1e-2, 1e-4).unwrap();
+        let (x, p, z, r) = targets(16, 2);
+        let reply = |net: &Net| scalar(net.loss(&x, &p, &z, Some((&r, 1.0))).unwrap().reply.as_ref().unwrap());
+        let first = reply(&net);
+        for _ in 0..30 {
+            let l = net.loss(&x, &p, &z, Some((&r, 1.0))).unwrap().total;
+            opt.step(&net, &l).unwrap();
+        }
+        let last = reply(&net);
+        assert!(last < first * 0.5, "reply loss {first} -> {last}");
+    }
+
+    /// Turning the reply head on at a resume: the saved network's tensors
+    /// and moments load as saved, the head starts fresh with zero moments,
+    /// and the network computes what the saved one did. Turning it off
+    /// drops the head's tensors; a plain load of a checkpoint without the
+    /// head into a network with one says what is missing.
+    #[test]
+    fn a_reply_head_is_added_or_dropped_on_resume() {
+        let dev = Device::Cpu;
+        let dir = tempfile::tempdir().unwrap();
+        let (x, p, z, r) = targets(8, 3);
+        let net = Net::new(small(), 5, &dev).unwrap();
+        let mut opt = AdamW::new(&net, 1e-2, 1e-4).unwrap();
+        for _ in 0..3 {
+            let l = net.loss(&x, &p, &z, None).unwrap().total;
+            opt.step(&net, &l).unwrap();
+        }
+        let (m, o) = (dir.path().join("m.safetensors"), dir.path().join("o.safetensors"));
+        net.save(&m).unwrap();
+        opt.save(&net, &o).unwrap();
+        assert!(headed().grows_from(&small()) && small().grows_from(&headed()));
+        assert!(headed().plays_as(&small()) && !headed().plays_as(&NetShape { blocks: 2, ..small() }));
+        let e = Net::load(headed(), &m, &dev).err().unwrap().to_string();
+        assert!(e.contains(REPLY_FC_W), "{e}");
+
+        let grown = Net::load_grown(headed(), small(), &m, &dev).unwrap();
+        let saved = net.host_weights().unwrap();
+        let loaded = grown.host_weights().unwrap();
+        for (name, w) in &saved {
+            assert_eq!(&loaded[name], w, "{name}");
+        }
+        assert!(loaded[REPLY_FC_W].iter().any(|&w| w != 0.0), "fresh random weights");
+        let (l0, v0) = net.forward(&x, false).unwrap();
+        let (l1, v1) = grown.forward(&x, false).unwrap();
+        assert_eq!(l0.to_vec2::<f32>().unwrap(), l1.to_vec2::<f32>().unwrap());
+        assert_eq!(v0.to_vec1::<f32>().unwrap(), v1.to_vec1::<f32>().unwrap());
+        let mut gopt = AdamW::new(&grown, 1e-2, 1e-4).unwrap();
+        assert!(
+            gopt.load(&grown, &o, 3).is_err(),
+            "a plain load wants the head's moments"
+        );
+        gopt.load_grown(&grown, small(), &o, 3).unwrap();
+        assert_eq!(gopt.step, 3);
+        let (before, after) = (opt.host_moments(&net).unwrap(), gopt.host_moments(&grown).unwrap());
+        for (name, (m1, v1)) in &before {
+            assert_eq!((&after[name].0, &after[name].1), (m1, v1), "{name}");
+        }
+        for name in [REPLY_FC_W, REPLY_FC_B] {
+            assert!(after[name].0.iter().chain(&after[name].1).all(|&x| x == 0.0), "{name}");
+        }
+        // It trains on, the head included.
+        let rl = |n: &Net| scalar(n.loss(&x, &p, &z, Some((&r, 1.0))).unwrap().reply.as_ref().unwrap());
+        let first = rl(&grown);
+        for _ in 0..10 {
+            let l = grown.loss(&x, &p, &z, Some((&r, 1.0))).unwrap().total;
+            gopt.step(&grown, &l).unwrap();
+        }
+        assert!(rl(&grown) < first);
+
+        // And off again: the rest as saved, the head's tensors dropped.
+        grown.save(&m).unwrap();
+        gopt.save(&grown, &o).unwrap();
+        let dropped = Net::load_grown(small(), headed(), &m, &dev).unwrap();
+        assert!(dropped.reply_fc.is_none());
+        let kept = grown.host_weights().unwrap();
+        for (name, w) in dropped.host_weights().unwrap() {
+            assert_eq!(kept[&name], w, "{name}");
+        }
+        let mut dopt = AdamW::new(&dropped, 1e-2, 1e-4).unwrap();
+        dopt.load_grown(&dropped, headed(), &o, 13).unwrap();
+        let (kept, now) = (gopt.host_moments(&grown).unwrap(), dopt.host_moments(&dropped).unwrap());
+        assert_eq!(now.len(), kept.len() - 2);
+        for (name, mv) in now {
+            assert_eq!(kept[&name], mv, "{name}");
         }
     }
 
@@ -944,12 +1250,12 @@ mod tests {
         let p = Tensor::from_vec(pol, (n, 5), &dev).unwrap();
         let z: Vec<f32> = (0..n).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
         let z = Tensor::from_vec(z, n, &dev).unwrap();
-        let first = net.loss(&x, &p, &z).unwrap().0.to_scalar::<f32>().unwrap();
+        let first = net.loss(&x, &p, &z, None).unwrap().total.to_scalar::<f32>().unwrap();
         for _ in 0..30 {
-            let (l, _, _) = net.loss(&x, &p, &z).unwrap();
+            let l = net.loss(&x, &p, &z, None).unwrap().total;
             opt.step(&net, &l).unwrap();
         }
-        let last = net.loss(&x, &p, &z).unwrap().0.to_scalar::<f32>().unwrap();
+        let last = net.loss(&x, &p, &z, None).unwrap().total.to_scalar::<f32>().unwrap();
         assert!(last < first * 0.5, "loss {first} -> {last}");
         assert_eq!(opt.step, 30);
         // The moments hold values only, no autograd history: a history

@@ -72,6 +72,7 @@ fn bench_shape(board: BoardConfig, blocks: usize, channels: usize) -> NetShape {
         blocks,
         channels,
         value_hidden: 64,
+        reply_head: false,
     }
 }
 
@@ -328,10 +329,10 @@ struct TrainWork<'a> {
 fn candle_rate(w: &TrainWork, native: bool) -> candle_core::Result<(f64, f32)> {
     let mut net = Net::new(w.shape, 1, &Device::Cpu)?;
     net.native_conv = native;
-    let first = net.loss(w.x, w.p, w.z)?.0.to_scalar::<f32>()?;
+    let first = net.loss(w.x, w.p, w.z, None)?.total.to_scalar::<f32>()?;
     let mut opt = crate::az::network::AdamW::new(&net, 1e-3, 1e-4)?;
     let rate = steps_per_second(w.steps, w.rounds, || {
-        let (l, _, _) = net.loss(w.x, w.p, w.z)?;
+        let l = net.loss(w.x, w.p, w.z, None)?.total;
         opt.step(&net, &l)
     })?;
     Ok((rate, first))
@@ -359,9 +360,9 @@ fn host_rate(w: &TrainWork, threads: usize) -> candle_core::Result<(f64, f32)> {
     let ps = w.p.flatten_all()?.to_vec1::<f32>()?;
     let zs = w.z.to_vec1::<f32>()?;
     let batch = zs.len();
-    let first = host.gradients(&xs, &ps, &zs, batch).0;
+    let first = host.gradients(&xs, &ps, &zs, None, batch).0;
     let rate = steps_per_second(w.steps, w.rounds, || {
-        host.step(&xs, &ps, &zs, batch);
+        host.step(&xs, &ps, &zs, None, batch);
         Ok::<(), candle_core::Error>(())
     })?;
     Ok((rate, first.policy + first.value))

@@ -56,7 +56,7 @@ pub fn synthetic(run: &str, worker: &str, batch: u64, board: BoardMeta, shape: N
     // Pieces on the board's cells (the first word's), none doubled; shares that sum to 1.
     let cells = board.rows * board.cols;
     let on_board = if cells >= 64 { u64::MAX } else { (1u64 << cells) - 1 };
-    let samples = (0..positions)
+    let mut samples: Vec<(Sample, u32, u16)> = (0..positions)
         .map(|i| {
             let mut policy = [0.0; MAX_SIDE];
             for p in policy.iter_mut().take(board.cols) {
@@ -70,10 +70,16 @@ pub fn synthetic(run: &str, worker: &str, batch: u64, board: BoardMeta, shape: N
                 theirs: [rng.gen::<u64>() & on_board & !mine, 0, 0, 0],
                 policy,
                 value: rng.gen_range(-1.0..1.0),
+                reply: [0.0; MAX_SIDE],
             };
             (s, 0, i as u16)
         })
         .collect();
+    // Reply targets as self-play links them: the next position's policy
+    // (none for the last), so the files are as large as real ones.
+    for i in 1..samples.len() {
+        samples[i - 1].0.reply = samples[i].0.policy;
+    }
     Batch {
         header: BatchHeader {
             run: run.into(),
@@ -107,6 +113,7 @@ fn shape_of(sc: &Scenario) -> NetShape {
         blocks: t.network.blocks as usize,
         channels: t.network.channels as usize,
         value_hidden: t.network.value_hidden as usize,
+        reply_head: t.network.reply_head,
     }
 }
 

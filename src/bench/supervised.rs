@@ -304,6 +304,7 @@ fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), String> {
                 blocks: args.blocks,
                 channels: args.channels,
                 value_hidden: 64,
+                reply_head: false,
             };
             Net::new(shape, args.seed, &device).map_err(|e| e.to_string())?
         }
@@ -358,7 +359,7 @@ fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), String> {
         }
         host.lr = cosine(args.learning_rate, step, args.steps) as f32;
         replay.batch(&mut rng, args.batch_size, usize::MAX, (cfg.rows, cfg.cols), &mut batch);
-        let l = host.step(&batch.planes, &batch.policy, &batch.value, args.batch_size);
+        let l = host.step(&batch.planes, &batch.policy, &batch.value, None, args.batch_size);
         (pl, vl, since) = (pl + l.policy as f64, vl + l.value as f64, since + 1);
     }
     println!("model: {}", args.out.display());

@@ -181,15 +181,17 @@ fn report_value(r: &ReportSettings) -> Value {
 fn train_value(t: &TrainSettings) -> Value {
     let n = &t.network;
     let m = &t.mcts;
+    let mut network = map([
+        ("blocks", Value::from(n.blocks)),
+        ("channels", Value::from(n.channels)),
+        ("value_hidden", Value::from(n.value_hidden)),
+    ]);
+    // Only where on, so older scenarios resolve as they did.
+    if n.reply_head {
+        push(&mut network, "reply_head", Value::from(true));
+    }
     let mut v = map([
-        (
-            "network",
-            map([
-                ("blocks", Value::from(n.blocks)),
-                ("channels", Value::from(n.channels)),
-                ("value_hidden", Value::from(n.value_hidden)),
-            ]),
-        ),
+        ("network", network),
         (
             "mcts",
             map([
@@ -201,7 +203,7 @@ fn train_value(t: &TrainSettings) -> Value {
             ]),
         ),
         ("self_play", self_play_value(&t.self_play)),
-        ("optimizer", optimizer_value(&t.optimizer)),
+        ("optimizer", optimizer_value(&t.optimizer, n.reply_head)),
         (
             "replay",
             map([
@@ -268,8 +270,10 @@ fn self_play_value(s: &train::SelfPlaySettings) -> Value {
     self_play
 }
 
-fn optimizer_value(o: &train::OptimizerSettings) -> Value {
-    map([
+/// `train.optimizer`; `reply_weight` where it counts (a reply head) or
+/// is not the default, so older scenarios resolve as they did.
+fn optimizer_value(o: &train::OptimizerSettings, reply_head: bool) -> Value {
+    let mut v = map([
         ("steps_per_iteration", Value::from(o.steps_per_iteration)),
         ("batch_size", Value::from(o.batch_size)),
         ("learning_rate", Value::from(o.learning_rate)),
@@ -285,7 +289,11 @@ fn optimizer_value(o: &train::OptimizerSettings) -> Value {
         ("weight_decay", Value::from(o.weight_decay)),
         ("ema", Value::from(o.ema)),
         ("threads", Value::from(o.threads)),
-    ])
+    ]);
+    if reply_head || o.reply_weight != train::DEFAULT_REPLY_WEIGHT {
+        push(&mut v, "reply_weight", Value::from(o.reply_weight));
+    }
+    v
 }
 
 fn eval_value(e: &train::EvalSettings) -> Value {
@@ -400,6 +408,16 @@ mod tests {
         // Without the section, a training scenario resolves as it always did.
         let (_, b) = round_trip("mode: train\n");
         assert!(!to_yaml(&b).contains("distributed"), "{}", to_yaml(&b));
+        assert!(!to_yaml(&b).contains("reply"), "{}", to_yaml(&b));
+        // The reply head and its weight, where on.
+        let (a, b) = round_trip("mode: train\ntrain: {network: {reply_head: true}}\n");
+        assert_eq!(a, b);
+        let t = b.train.clone().unwrap();
+        assert!(t.network.reply_head && t.optimizer.reply_weight == 0.15);
+        assert!(to_yaml(&b).contains("reply_head: true") && to_yaml(&b).contains("reply_weight: 0.15"));
+        let (a, b) = round_trip("mode: train\ntrain: {optimizer: {reply_weight: 0.5}}\n");
+        assert_eq!(a, b);
+        assert_eq!(b.train.unwrap().optimizer.reply_weight, 0.5);
         let (a, b) = round_trip(
             "mode: train\ntrain: {eval: {accuracy: {set: middle-hard+end, positions: 12, simulations: 9, file: s.jsonl}}}\n",
         );

@@ -10,6 +10,7 @@
 //! | `network.blocks` | whole number ≥ 0; raising it on a `resume` grows the checkpoint's network (new blocks start as identities) | `6` |
 //! | `network.channels` | whole number ≥ 1; raising it on a `resume` grows the checkpoint's network too (new channels start unread by the old ones) | `64` |
 //! | `network.value_hidden` *(c4sim)* | whole number ≥ 1: width of the value head's hidden layer | `64` |
+//! | `network.reply_head` *(c4sim)* | `true` or `false`: an auxiliary head that predicts the opponent's reply (KataGo's opponent policy, Wu 2019): one more dense layer on the policy head's features, trained towards the policy target of the game's next position with weight `optimizer.reply_weight`, never used in play. Turning it on at a `resume` adds it with fresh weights; turning it off drops it | `false` |
 //! | `mcts.simulations` | whole number ≥ 1 | `100` |
 //! | `mcts.c_puct` | number > 0 | `2.5` |
 //! | `mcts.dirichlet_alpha` | number > 0 | `0.5` |
@@ -36,6 +37,7 @@
 //! | `optimizer.learning_rate_schedule` *(c4sim)* | a list of `{from: N, learning_rate: X}`, `from` (an iteration ≥ 1) strictly increasing: from iteration N on, train at X (a step schedule); before the first entry, `learning_rate` | `[]` |
 //! | `optimizer.weight_decay` | number ≥ 0 | `0.0001` |
 //! | `optimizer.ema` *(c4sim)* | number in [0, 1): the network that plays (self-play, evaluation, the saved model) is an exponential moving average of the trained weights, taken once an iteration after its steps: `played ← ema·played + (1 − ema)·trained`, batch-norm statistics included; training goes on from the trained weights (kept beside the model in a checkpoint). 0 = off: the trained network plays | `0` |
+//! | `optimizer.reply_weight` *(c4sim)* | number ≥ 0: the weight of the reply head's cross-entropy in the loss (KataGo: 0.15); used only with `network.reply_head` | `0.15` |
 //! | `optimizer.threads` *(c4sim)* | whole number ≥ 0: CPU threads for training steps; 0 = one per core. Tiny networks train faster on 1 (see docs/alphazero.md) | `0` |
 //! | `replay.capacity` | whole number ≥ 1 | `200000` |
 //! | `replay.min_size` | whole number ≥ 0: positions needed before training starts | `20000` |
@@ -65,6 +67,8 @@ use super::players::parse_one_entry;
 use super::tree::Node;
 use super::value::{get, Doc};
 use super::ScenarioError;
+/// `optimizer.reply_weight`'s default.
+pub use crate::az::network::DEFAULT_REPLY_WEIGHT;
 use crate::game::BoardConfig;
 use crate::players::bots::MinimaxSpec;
 use crate::players::{KindSpec, PlayerSpec};
@@ -77,6 +81,8 @@ pub struct NetworkSettings {
     pub blocks: u32,
     pub channels: u32,
     pub value_hidden: u32,
+    /// The auxiliary head that predicts the opponent's reply.
+    pub reply_head: bool,
 }
 
 /// `mcts:` the search used in self-play.
@@ -138,6 +144,8 @@ pub struct OptimizerSettings {
     /// Averaging damps the iteration-to-iteration noise of the weights
     /// that self-play and evaluation see, as KataGo's averaged networks.
     pub ema: f64,
+    /// The weight of the reply head's loss (with `network.reply_head`).
+    pub reply_weight: f64,
     /// 0 = one per core.
     pub threads: u32,
 }
@@ -289,6 +297,7 @@ impl Default for TrainSettings {
                 blocks: 6,
                 channels: 64,
                 value_hidden: 64,
+                reply_head: false,
             },
             mcts: MctsSettings {
                 simulations: 100,
@@ -321,6 +330,7 @@ impl Default for TrainSettings {
                 learning_rate_schedule: Vec::new(),
                 weight_decay: 1e-4,
                 ema: 0.0,
+                reply_weight: DEFAULT_REPLY_WEIGHT,
                 threads: 0,
             },
             replay: ReplaySettings {
@@ -389,7 +399,7 @@ const DISTRIBUTED_KEYS: [&str; 5] = [
     "max_backlog",
     "worker_threads",
 ];
-const NETWORK_KEYS: [&str; 3] = ["blocks", "channels", "value_hidden"];
+const NETWORK_KEYS: [&str; 4] = ["blocks", "channels", "value_hidden", "reply_head"];
 const MCTS_KEYS: [&str; 5] = [
     "simulations",
     "c_puct",
@@ -414,13 +424,14 @@ const SELF_PLAY_KEYS: [&str; 15] = [
     "exact_policy_nodes",
     "gumbel",
 ];
-const OPTIMIZER_KEYS: [&str; 7] = [
+const OPTIMIZER_KEYS: [&str; 8] = [
     "steps_per_iteration",
     "batch_size",
     "learning_rate",
     "learning_rate_schedule",
     "weight_decay",
     "ema",
+    "reply_weight",
     "threads",
 ];
 const REPLAY_KEYS: [&str; 4] = ["capacity", "min_size", "average_duplicates", "growing_window"];
@@ -594,6 +605,9 @@ fn parse_network(doc: Doc, e: &[(Node, Node)], n: &mut NetworkSettings) -> Resul
     u32_key(doc, e, "blocks", 0, &mut n.blocks)?;
     u32_key(doc, e, "channels", 1, &mut n.channels)?;
     u32_key(doc, e, "value_hidden", 1, &mut n.value_hidden)?;
+    if let Some((_, v)) = get(e, "reply_head") {
+        n.reply_head = doc.bool("reply_head", v)?;
+    }
     for (key, val, max) in [
         ("blocks", n.blocks, 64),
         ("channels", n.channels, 1024),
@@ -681,6 +695,9 @@ fn parse_optimizer(doc: Doc, e: &[(Node, Node)], o: &mut OptimizerSettings) -> R
     }
     if let Some((_, v)) = get(e, "weight_decay") {
         o.weight_decay = number(doc, "weight_decay", v, 0.0, false, f64::INFINITY)?;
+    }
+    if let Some((_, v)) = get(e, "reply_weight") {
+        o.reply_weight = number(doc, "reply_weight", v, 0.0, false, f64::INFINITY)?;
     }
     if let Some((_, v)) = get(e, "ema") {
         // `number` takes a closed upper bound; 1 itself is refused here, so
@@ -905,6 +922,32 @@ mod tests {
         assert_eq!(train("  iterations: 5\n").unwrap().replay.window(5), 200_000);
         let e = train("  replay: { growing_window: -1 }\n").unwrap_err();
         assert!(e.contains("growing_window"), "{e}");
+    }
+
+    #[test]
+    fn the_reply_head_and_its_weight() {
+        let t = train("  iterations: 5\n").unwrap();
+        assert!(!t.network.reply_head, "off unless asked for");
+        assert_eq!(t.optimizer.reply_weight, 0.15);
+        let t = train("  network: { blocks: 1, reply_head: true }\n  optimizer: { reply_weight: 0.3 }\n").unwrap();
+        assert!(t.network.reply_head);
+        assert_eq!(t.optimizer.reply_weight, 0.3);
+        assert_eq!(
+            train("  optimizer: { reply_weight: 0 }\n")
+                .unwrap()
+                .optimizer
+                .reply_weight,
+            0.0
+        );
+        let e = train("  network: { reply_head: yes please }\n").unwrap_err();
+        assert!(e.starts_with("t.yaml:3:") && e.contains("`reply_head`"), "{e}");
+        let e = train("  optimizer: { reply_weight: -0.1 }\n").unwrap_err();
+        assert!(
+            e.starts_with("t.yaml:3:") && e.contains("`reply_weight` must be at least 0"),
+            "{e}"
+        );
+        let e = train("  network: { reply_heads: true }\n").unwrap_err();
+        assert!(e.contains("did you mean `reply_head`"), "{e}");
     }
 
     #[test]

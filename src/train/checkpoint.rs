@@ -139,6 +139,7 @@ mod tests {
                 blocks: 1,
                 channels: 8,
                 value_hidden: 8,
+                reply_head: false,
             },
             iteration,
             optimizer_step: 0,

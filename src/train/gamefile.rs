@@ -1,11 +1,14 @@
 //! One self-play worker's batch of games as a file: the whole protocol
 //! between distributed workers and their trainer (docs/distributed.md).
 //!
-//! Layout: the magic `C4GAMES1`, a little-endian `u32` length and a JSON
+//! Layout: the magic `C4GAMES2`, a little-endian `u32` length and a JSON
 //! header ([`BatchHeader`]: run, worker, batch number, seed, board, network
 //! shape and the iteration of the network that played), then per game its
-//! moves, winner and training positions (each stamped with the network
-//! iteration that searched it), and last a CRC-32 of everything before it.
+//! moves, winner and training positions (each with its reply target and
+//! stamped with the network iteration that searched it), and last a CRC-32
+//! of everything before it. Files of version 1 (`C4GAMES1`, from before
+//! reply targets) are still read, their positions without reply targets,
+//! so a worker not yet upgraded does not lose its games.
 //! Workers write the file atomically ([`crate::util::write_atomic`]); the
 //! checksum and the length checks still catch a file damaged on its way
 //! (a copied-in half file, garbage, another program's bytes), which the
@@ -17,12 +20,14 @@ use crate::az::network::NetShape;
 use crate::game::MAX_SIDE;
 use serde::{Deserialize, Serialize};
 
-const MAGIC: &[u8; 8] = b"C4GAMES1";
+const MAGIC: &[u8; 8] = b"C4GAMES2";
+const MAGIC_V1: &[u8; 8] = b"C4GAMES1";
 /// The largest header a reader accepts, so a damaged length cannot make it allocate.
 const MAX_HEADER: usize = 64 * 1024;
-/// Bytes of one position: 8 words of cells, `cols` policy floats, value, iteration, ply.
-fn sample_bytes(cols: usize) -> usize {
-    64 + 4 * cols + 4 + 4 + 2
+/// Bytes of one position: 8 words of cells, `cols` policy floats, value,
+/// `cols` reply floats (not in version 1), iteration, ply.
+fn sample_bytes(cols: usize, with_reply: bool) -> usize {
+    64 + 4 * cols + 4 + if with_reply { 4 * cols } else { 0 } + 4 + 2
 }
 
 /// What a batch file says about itself.
@@ -76,7 +81,7 @@ impl Batch {
     pub fn encode(&self) -> Vec<u8> {
         let cols = self.header.board.cols;
         let header = serde_json::to_vec(&self.header).expect("a header serialises");
-        let mut out = Vec::with_capacity(64 + header.len() + self.header.positions as usize * sample_bytes(cols));
+        let mut out = Vec::with_capacity(64 + header.len() + self.header.positions as usize * sample_bytes(cols, true));
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&(header.len() as u32).to_le_bytes());
         out.extend_from_slice(&header);
@@ -94,6 +99,9 @@ impl Batch {
                     out.extend_from_slice(&p.to_le_bytes());
                 }
                 out.extend_from_slice(&s.value.to_le_bytes());
+                for p in &s.reply[..cols] {
+                    out.extend_from_slice(&p.to_le_bytes());
+                }
                 out.extend_from_slice(&it.to_le_bytes());
                 out.extend_from_slice(&ply.to_le_bytes());
             }
@@ -106,9 +114,14 @@ impl Batch {
     /// Reads a batch file; any damage (truncation, garbage, a wrong count)
     /// is an error that says what is wrong, never a panic or a huge allocation.
     pub fn decode(bytes: &[u8]) -> Result<Batch, BatchError> {
-        if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
+        if bytes.len() < MAGIC.len() + 8 {
             return Err(BatchError::NotABatch);
         }
+        let with_reply = match &bytes[..MAGIC.len()] {
+            m if m == MAGIC => true,
+            m if m == MAGIC_V1 => false,
+            _ => return Err(BatchError::NotABatch),
+        };
         let (body, crc) = bytes.split_at(bytes.len() - 4);
         if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
             return Err(BatchError::Checksum);
@@ -137,7 +150,7 @@ impl Batch {
             let moves = r.take(n)?.to_vec();
             let count = r.u32()? as usize;
             // Checked against what is left before allocating.
-            if count.saturating_mul(sample_bytes(cols)) > r.bytes.len() {
+            if count.saturating_mul(sample_bytes(cols, with_reply)) > r.bytes.len() {
                 return Err(BatchError::Overlong { game: index, count });
             }
             let mut samples = Vec::with_capacity(count);
@@ -147,6 +160,7 @@ impl Batch {
                     theirs: [0; 4],
                     policy: [0.0; MAX_SIDE],
                     value: 0.0,
+                    reply: [0.0; MAX_SIDE],
                 };
                 for w in s.mine.iter_mut().chain(s.theirs.iter_mut()) {
                     *w = r.u64()?;
@@ -155,6 +169,11 @@ impl Batch {
                     *p = r.f32()?;
                 }
                 s.value = r.f32()?;
+                if with_reply {
+                    for p in &mut s.reply[..cols] {
+                        *p = r.f32()?;
+                    }
+                }
                 let it = r.u32()?;
                 let ply = r.u16()?;
                 sane(&s, &header.board).map_err(|why| BatchError::Unfit { game: index, why })?;
@@ -185,7 +204,7 @@ impl Batch {
 /// train on. Said as the ledger and the log write it.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum BatchError {
-    #[error("not a c4sim game batch (no C4GAMES1 header)")]
+    #[error("not a c4sim game batch (no C4GAMES2 or C4GAMES1 header)")]
     NotABatch,
     #[error("damaged or truncated (its checksum does not match)")]
     Checksum,
@@ -220,12 +239,15 @@ pub enum Unfit {
     Share,
     #[error("policy shares that sum to {0}")]
     Sum(f32),
+    #[error("reply target shares that are negative, not numbers, or sum to {0} (neither 0 nor 1)")]
+    Reply(f32),
 }
 
 /// A position a network could train on: cells on the board and not
 /// doubly filled, a finite value in \[-1, 1\], a policy of shares that sum
-/// to 1. The checksum catches damage; this catches a file written wrong,
-/// before one NaN reaches the weights.
+/// to 1, a reply target of shares that sum to 1 or all zero (none). The
+/// checksum catches damage; this catches a file written wrong, before one
+/// NaN reaches the weights.
 fn sane(s: &Sample, board: &BoardMeta) -> Result<(), Unfit> {
     let cells = board.rows * board.cols;
     for i in 0..4 {
@@ -256,6 +278,11 @@ fn sane(s: &Sample, board: &BoardMeta) -> Result<(), Unfit> {
     let sum: f32 = policy.iter().sum();
     if (sum - 1.0).abs() > 1e-3 {
         return Err(Unfit::Sum(sum));
+    }
+    let reply = &s.reply[..board.cols];
+    let sum: f32 = reply.iter().sum();
+    if reply.iter().any(|p| !p.is_finite() || *p < 0.0) || (sum != 0.0 && (sum - 1.0).abs() > 1e-3) {
+        return Err(Unfit::Reply(sum));
     }
     Ok(())
 }
@@ -303,6 +330,7 @@ mod tests {
             blocks: 1,
             channels: 8,
             value_hidden: 8,
+            reply_head: false,
         };
         let games: Vec<BatchGame> = (0..games)
             .map(|g| BatchGame {
@@ -313,11 +341,18 @@ mod tests {
                     .map(|i| {
                         let mut policy = [0.0; MAX_SIDE];
                         policy[i % 7] = 1.0;
+                        // A reply target on all but every third position.
+                        let mut reply = [0.0; MAX_SIDE];
+                        if i % 3 != 2 {
+                            reply[(i + 3) % 7] = 0.5;
+                            reply[(i + 4) % 7] = 0.5;
+                        }
                         let s = Sample {
                             mine: [i as u64, 0, 0, 0],
                             theirs: [(g as u64) << 30 | 1 << 41, 0, 0, 0],
                             policy,
                             value: if i % 2 == 0 { 1.0 } else { -0.5 },
+                            reply,
                         };
                         (s, 7, i as u16)
                     })
@@ -349,9 +384,57 @@ mod tests {
     fn a_batch_comes_back_as_it_went() {
         let b = sample_batch(5, 11);
         let bytes = b.encode();
+        assert_eq!(&bytes[..8], MAGIC);
         assert_eq!(Batch::decode(&bytes).unwrap(), b);
+        assert!(b.games[0].samples.iter().any(|(s, _, _)| s.has_reply()));
         let empty = sample_batch(0, 0);
         assert_eq!(Batch::decode(&empty.encode()).unwrap(), empty);
+    }
+
+    /// `b` as version 1 wrote it: no reply targets.
+    fn encode_v1(b: &Batch) -> Vec<u8> {
+        let cols = b.header.board.cols;
+        let header = serde_json::to_vec(&b.header).unwrap();
+        let mut out = MAGIC_V1.to_vec();
+        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        out.extend_from_slice(&header);
+        for g in &b.games {
+            out.extend_from_slice(&g.index.to_le_bytes());
+            out.push(g.winner.unwrap_or(u8::MAX));
+            out.extend_from_slice(&(g.moves.len() as u16).to_le_bytes());
+            out.extend_from_slice(&g.moves);
+            out.extend_from_slice(&(g.samples.len() as u32).to_le_bytes());
+            for (s, it, ply) in &g.samples {
+                for w in s.mine.iter().chain(s.theirs.iter()) {
+                    out.extend_from_slice(&w.to_le_bytes());
+                }
+                for p in &s.policy[..cols] {
+                    out.extend_from_slice(&p.to_le_bytes());
+                }
+                out.extend_from_slice(&s.value.to_le_bytes());
+                out.extend_from_slice(&it.to_le_bytes());
+                out.extend_from_slice(&ply.to_le_bytes());
+            }
+        }
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    /// A file written before reply targets is read as it was, with none;
+    /// its damage is still caught.
+    #[test]
+    fn a_version_1_batch_is_read_without_reply_targets() {
+        let mut b = sample_batch(3, 5);
+        let v1 = encode_v1(&b);
+        assert_eq!(v1.len() + 3 * 5 * 7 * 4, b.encode().len(), "7 reply floats a position");
+        for (s, _, _) in b.games.iter_mut().flat_map(|g| g.samples.iter_mut()) {
+            s.reply = [0.0; MAX_SIDE];
+        }
+        assert_eq!(Batch::decode(&v1).unwrap(), b);
+        for n in [v1.len() - 1, v1.len() - 9, v1.len() / 2] {
+            assert!(Batch::decode(&v1[..n]).is_err(), "truncated to {n}");
+        }
     }
 
     #[test]
@@ -379,6 +462,9 @@ mod tests {
             ("two pieces in a cell", Box::new(|s| s.theirs[0] |= s.mine[0] | 1)),
             ("a piece off the board", Box::new(|s| s.mine[0] |= 1 << 42)),
             ("a piece in a far word", Box::new(|s| s.theirs[2] = 1)),
+            ("a NaN reply share", Box::new(|s| s.reply[1] = f32::NAN)),
+            ("a negative reply share", Box::new(|s| s.reply[1] = -0.5)),
+            ("reply shares summing to 1.5", Box::new(|s| s.reply[6] += 0.5)),
         ];
         for (what, spoil) in bad {
             let mut b = sample_batch(1, 2);

@@ -85,7 +85,10 @@ pub fn judge(b: &Batch, run: &RunInfo, at: (&str, u64), iteration: u32, shape: N
     if h.board != run.board {
         return Err(format!("for a {} board, this run's is {}", h.board, run.board));
     }
-    if h.network != shape {
+    // The reply head is never used in play: games of a network with or
+    // without it are the same games (a run that turns it on at a resume
+    // still takes the files played just before).
+    if !h.network.plays_as(&shape) {
         return Err(format!(
             "played by a {}×{} network, this run's is {}×{}",
             h.network.blocks, h.network.channels, shape.blocks, shape.channels
@@ -317,6 +320,7 @@ mod tests {
             blocks: 1,
             channels: 8,
             value_hidden: 8,
+            reply_head: false,
         }
     }
 
@@ -334,6 +338,7 @@ mod tests {
             theirs: [2, 0, 0, 0],
             policy: [0.2; MAX_SIDE],
             value: 1.0,
+            reply: [0.0; MAX_SIDE],
         };
         Batch {
             header: BatchHeader {
@@ -358,6 +363,31 @@ mod tests {
                 samples: vec![(s, net_it, 0); positions],
             }],
         }
+    }
+
+    /// A file fits whether or not the network that played it had a reply
+    /// head (play never reads it); another tower does not.
+    #[test]
+    fn the_reply_head_does_not_change_which_files_fit() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = Layout::new(dir.path()).ensure_run(1, board()).unwrap();
+        let with_head = NetShape {
+            reply_head: true,
+            ..shape()
+        };
+        let b = batch(&run.id, "a", 1, 2, 3);
+        assert!(judge(&b, &run, ("a", 1), 2, shape()).is_ok());
+        assert!(judge(&b, &run, ("a", 1), 2, with_head).is_ok());
+        let mut headed = b.clone();
+        headed.header.network = with_head;
+        assert!(judge(&headed, &run, ("a", 1), 2, shape()).is_ok());
+        let mut wider = b;
+        wider.header.network = NetShape {
+            channels: 16,
+            ..with_head
+        };
+        let e = judge(&wider, &run, ("a", 1), 2, with_head).unwrap_err();
+        assert!(e.contains("1×16 network"), "{e}");
     }
 
     #[test]

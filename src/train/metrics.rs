@@ -19,7 +19,8 @@
 //! (empty in rows older than the column). `hours` counts wall time, which
 //! grows when other jobs share the cores (A/B arms side by side); the sum
 //! of `cpu_s` over the iterations, divided by the cores, is the time the
-//! same work takes on the machine alone.
+//! same work takes on the machine alone. Then `reply_loss`: the reply
+//! head's cross-entropy (`network.reply_head`; empty without it).
 //!
 //! The chart is SVG so it needs no fonts or graphics libraries on the
 //! machine: text is left to the viewer.
@@ -29,7 +30,7 @@ pub use crate::az::meta::Row;
 pub const CSV_HEADER: &str = "iteration,games,positions,buffer,train_steps,policy_loss,value_loss,\
 selfplay_games_per_s,simulations_per_s,cache_hit_rate,mean_batch,train_steps_per_s,eval_score,eval_games,\
 eval_wins,eval_draws,eval_losses,selfplay_s,train_s,eval_s,acc_positions,acc_raw_mistakes,acc_raw_se,\
-acc_mcts_mistakes,acc_mcts_se,acc_s,hours,exact_values,learning_rate,cpu_s";
+acc_mcts_mistakes,acc_mcts_se,acc_s,hours,exact_values,learning_rate,cpu_s,reply_loss";
 
 fn opt(x: Option<f64>) -> String {
     x.map_or_else(String::new, |v| format!("{v:.5}"))
@@ -54,7 +55,7 @@ impl Row {
     /// The row's CSV line, given its training hours so far.
     pub fn csv(&self, hours: f64) -> String {
         format!(
-            "{},{},{},{},{},{},{},{:.3},{:.1},{:.4},{:.1},{:.2},{},{},{},{},{},{:.2},{:.2},{:.2},{},{},{},{},{},{:.2},{:.6},{},{},{}",
+            "{},{},{},{},{},{},{},{:.3},{:.1},{:.4},{:.1},{:.2},{},{},{},{},{},{:.2},{:.2},{:.2},{},{},{},{},{},{:.2},{:.6},{},{},{},{}",
             self.iteration,
             self.games,
             self.positions,
@@ -87,7 +88,8 @@ impl Row {
             match self.cpu_s {
                 0.0 => String::new(),
                 s => format!("{s:.2}"),
-            }
+            },
+            opt(self.reply_loss)
         )
     }
 }
@@ -143,7 +145,8 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
 
         let pl = series(&|r| r.policy_loss);
         let vl = series(&|r| r.value_loss);
-        let top = (max_of(&pl).max(max_of(&vl)) * 1.1).max(0.1);
+        let rl = series(&|r| r.reply_loss);
+        let top = (max_of(&pl).max(max_of(&vl)).max(max_of(&rl)) * 1.1).max(0.1);
         let mut c = iteration_panel(&panels[0], "losses", x0..n, top, false)?;
         c.draw_series(LineSeries::new(pl, &BLUE))
             .map_err(|e| e.to_string())?
@@ -153,6 +156,14 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
             .map_err(|e| e.to_string())?
             .label("value MSE")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
+        // Only for runs with a reply head, so other charts stay as they were.
+        if !rl.is_empty() {
+            let grey = RGBColor(128, 128, 128);
+            c.draw_series(LineSeries::new(rl, &grey))
+                .map_err(|e| e.to_string())?
+                .label("reply cross-entropy")
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey));
+        }
         c.configure_series_labels()
             .border_style(BLACK)
             .draw()
@@ -305,10 +316,10 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);
         assert!(CSV_HEADER.ends_with(
-            ",acc_positions,acc_raw_mistakes,acc_raw_se,acc_mcts_mistakes,acc_mcts_se,acc_s,hours,exact_values,learning_rate,cpu_s"
+            ",acc_positions,acc_raw_mistakes,acc_raw_se,acc_mcts_mistakes,acc_mcts_se,acc_s,hours,exact_values,learning_rate,cpu_s,reply_loss"
         ));
         // Not measured: no positions and empty rates.
-        assert!(lines[1].ends_with(",0,,,,,0.00,0.000000,0,,"), "{}", lines[1]);
+        assert!(lines[1].ends_with(",0,,,,,0.00,0.000000,0,,,"), "{}", lines[1]);
         let cols = CSV_HEADER.split(',').count();
         for l in &lines {
             assert_eq!(l.split(',').count(), cols, "{l}");
@@ -339,6 +350,7 @@ mod tests {
                 acc_mcts_se: Some(0.017),
                 learning_rate: Some(3e-4),
                 cpu_s: 1234.5,
+                reply_loss: Some(1.25),
                 ..Default::default()
             },
         ];
@@ -354,10 +366,12 @@ mod tests {
         assert_eq!(col("hours"), "1.000000");
         assert_eq!(col("learning_rate"), "0.0003");
         assert_eq!(col("cpu_s"), "1234.50");
-        // An older checkpoint's row (no accuracy fields) still reads.
+        assert_eq!(col("reply_loss"), "1.25000");
+        // An older checkpoint's row (no accuracy fields, no reply loss) still reads.
         let old: Row = serde_json::from_str(r#"{"iteration": 3, "eval_s": 36.0}"#).unwrap();
         assert_eq!((old.acc_positions, old.acc_raw_mistakes, old.acc_s), (0, None, 0.0));
-        assert!(old.csv(0.01).ends_with(",0,,,,,0.00,0.010000,0,,"));
+        assert_eq!(old.reply_loss, None);
+        assert!(old.csv(0.01).ends_with(",0,,,,,0.00,0.010000,0,,,"));
 
         let svg = chart_svg(&rows, "acc").unwrap();
         assert!(
@@ -385,6 +399,15 @@ mod tests {
         assert!(svg.starts_with("<svg"));
         assert!(svg.contains("policy cross-entropy"));
         assert!(svg.contains("<polyline"));
+        assert!(!svg.contains("reply cross-entropy"), "no reply curve without the head");
+        let with_reply: Vec<Row> = rows
+            .iter()
+            .map(|r| Row {
+                reply_loss: Some(1.7),
+                ..r.clone()
+            })
+            .collect();
+        assert!(chart_svg(&with_reply, "reply").unwrap().contains("reply cross-entropy"));
         // An empty history still draws (the first iteration of a run).
         assert!(chart_svg(&[], "empty").unwrap().contains("</svg>"));
     }

@@ -43,6 +43,23 @@ fn played_net(ema: f64, saved: Option<Net>, net: &Net) -> candle_core::Result<Op
     }
 }
 
+/// What growing `from` into `to` ([`NetShape::grows_from`]) changes, said.
+fn growth(from: NetShape, to: NetShape) -> String {
+    let mut said = Vec::new();
+    if (from.blocks, from.channels) != (to.blocks, to.channels) {
+        said.push(format!(
+            "growing the network from {} × {} to {} × {} (blocks × channels); it starts computing what the saved one did",
+            from.blocks, from.channels, to.blocks, to.channels
+        ));
+    }
+    match (from.reply_head, to.reply_head) {
+        (false, true) => said.push("adding a reply head (network.reply_head), from fresh weights".to_string()),
+        (true, false) => said.push("dropping the checkpoint's reply head (network.reply_head is off)".to_string()),
+        _ => {}
+    }
+    said.join("; ")
+}
+
 /// Resumes from checkpoint `dir` of run `out`: checks that it holds this
 /// board and this network (or one it grows from), then loads the weights,
 /// the optimizer's moments and the replay buffer.
@@ -69,13 +86,7 @@ pub(super) fn resume_from(
     }
     let grow = shape.grows_from(&meta.network);
     if grow {
-        tracing::warn!(
-            "growing the network from {} × {} to {} × {} (blocks × channels); it starts computing what the saved one did",
-            meta.network.blocks,
-            meta.network.channels,
-            shape.blocks,
-            shape.channels
-        );
+        tracing::warn!("{}", growth(meta.network, shape));
     }
     if meta.network != shape && !grow {
         return Err(format!(

@@ -187,6 +187,29 @@ pub struct GameOut {
     pub samples: Vec<Sample>,
     /// The ply of each sample's position (its index into `moves`).
     pub plies: Vec<usize>,
+    /// The plies whose move was uniformly random
+    /// (`SelfPlayConfig::random_move_share`), in order.
+    pub random_plies: Vec<usize>,
+}
+
+impl GameOut {
+    /// Gives each sample its reply target (`Sample::reply`): the policy
+    /// target of the next sample when that is the very next ply, so the
+    /// opponent's search answering the move played; none (a zero row) at
+    /// the game's last recorded position, before an unrecorded ply (a fast
+    /// search of playout cap randomisation), and after a random move, which
+    /// the position's own policy did not choose. Run after the targets are
+    /// final (exact policy targets replace some, [`rescore`]).
+    pub fn link_replies(&mut self) {
+        for i in 0..self.samples.len() {
+            let (ply, next) = (self.plies[i], self.plies.get(i + 1).copied());
+            let linked = next == Some(ply + 1) && self.random_plies.binary_search(&ply).is_err();
+            self.samples[i].reply = match linked {
+                true => self.samples[i + 1].policy,
+                false => [0.0; crate::game::MAX_SIDE],
+            };
+        }
+    }
 }
 
 struct Slot<B: Bits> {
@@ -207,9 +230,9 @@ struct Slot<B: Bits> {
     pending: Option<(Position<B>, bool)>,
     /// The current move's Gumbel plan (`SelfPlayConfig::gumbel`).
     plan: Option<GumbelRoot>,
-    /// The ply of the game's last random move
-    /// (`SelfPlayConfig::random_move_share`), if any.
-    last_random: Option<usize>,
+    /// The plies of the game's random moves
+    /// (`SelfPlayConfig::random_move_share`), in order.
+    random_plies: Vec<usize>,
 }
 
 enum Step {
@@ -232,7 +255,7 @@ impl<B: Bits> Slot<B> {
             path: Vec::new(),
             pending: None,
             plan: None,
-            last_random: None,
+            random_plies: Vec::new(),
         };
         slot.full = slot.draw_full(cfg);
         slot
@@ -415,7 +438,7 @@ impl<B: Bits> Slot<B> {
         };
         let col = match self.random_move(geo, cfg, &pos) {
             Some(c) => {
-                self.last_random = Some(self.moves.len());
+                self.random_plies.push(self.moves.len());
                 c
             }
             None => col,
@@ -438,8 +461,8 @@ impl<B: Bits> Slot<B> {
                 .history
                 .iter()
                 .map(|&(ply, ref p, ref pol, q)| {
-                    let value = match self.last_random {
-                        Some(r) if ply <= r => q,
+                    let value = match self.random_plies.last() {
+                        Some(&r) if ply <= r => q,
                         _ => (1.0 - cfg.q_weight) * result_for(winner, ply) + cfg.q_weight * q,
                     };
                     Sample::new(p, cells, pol, value)
@@ -452,6 +475,7 @@ impl<B: Bits> Slot<B> {
                 winner,
                 samples,
                 plies: self.history.iter().map(|h| h.0).collect(),
+                random_plies: std::mem::take(&mut self.random_plies),
             });
         }
         self.tree.advance(geo, col);
@@ -602,6 +626,7 @@ pub fn play_games<B: Bits>(
                         if let Some(ex) = exact.as_mut() {
                             rescore(ex, &mut g, &mut stats);
                         }
+                        g.link_replies();
                         out.push(g);
                         done.fetch_add(1, Ordering::Relaxed);
                         *slot = None;
@@ -682,6 +707,7 @@ mod tests {
             blocks: 1,
             channels: 8,
             value_hidden: 8,
+            reply_head: false,
         };
         let net = Net::new(shape, 2, &Device::Cpu).unwrap();
         (Geometry::new(cfg), Arc::new(Folded::from_net(&net).unwrap()))
@@ -928,6 +954,86 @@ mod tests {
             n += 1;
         }
         assert!(differ > 0 && differ < n, "{differ} of {n} value targets differ");
+    }
+
+    /// A sample whose policy target is all on `col`.
+    fn on(col: usize) -> Sample {
+        let mut policy = [0.0; crate::game::MAX_SIDE];
+        policy[col] = 1.0;
+        let pos = Position::<u64>::empty();
+        Sample::new(&pos, 20, &policy[..5], 0.0)
+    }
+
+    /// Each sample's reply target is the next sample's policy target when
+    /// that is the very next ply and this ply's move was not random; none
+    /// at the end, before an unrecorded ply or after a random move.
+    #[test]
+    fn replies_link_each_position_to_the_next_ply() {
+        let mut g = GameOut {
+            index: 0,
+            moves: vec![0; 8],
+            winner: None,
+            samples: (0..6).map(on).collect(),
+            // Ply 3 unrecorded (a fast search), ply 5's move random.
+            plies: vec![0, 1, 2, 4, 5, 6],
+            random_plies: vec![5],
+        };
+        g.samples[0].reply = [0.5; crate::game::MAX_SIDE]; // stale, replaced
+        g.link_replies();
+        let replied: Vec<Option<usize>> = g
+            .samples
+            .iter()
+            .map(|s| s.has_reply().then(|| s.reply.iter().position(|&r| r == 1.0).unwrap()))
+            .collect();
+        assert_eq!(replied, vec![Some(1), Some(2), None, Some(4), None, None]);
+        assert!(g.samples.iter().all(|s| s.reply.iter().sum::<f32>() <= 1.0));
+    }
+
+    /// Every sample's reply target in real games is the rule above, under
+    /// playout caps, random moves, and exact policy targets (the reply is
+    /// the next position's final target, the solver's where it gave one).
+    #[test]
+    fn reply_targets_in_self_play() {
+        let (g, net) = setup(4, 5, 3);
+        let check = |games: &[GameOut]| {
+            let (mut linked, mut empty) = (0, 0);
+            for game in games {
+                for (i, s) in game.samples.iter().enumerate() {
+                    let next = game.plies.get(i + 1).copied();
+                    let random = game.random_plies.contains(&game.plies[i]);
+                    if next == Some(game.plies[i] + 1) && !random {
+                        assert_eq!(s.reply, game.samples[i + 1].policy);
+                        linked += 1;
+                    } else {
+                        assert!(!s.has_reply());
+                        empty += 1;
+                    }
+                }
+            }
+            (linked, empty)
+        };
+        let (linked, empty) = check(&games(&g, &net, &cfg(4), 6, 1));
+        assert!(linked > 0);
+        assert_eq!(empty, 6, "all moves searched fully: only the last position has none");
+        let caps = SelfPlayConfig {
+            full_search_share: 0.5,
+            fast_simulations: 4,
+            random_move_share: 0.2,
+            ..cfg(4)
+        };
+        let played = games(&g, &net, &caps, 12, 2);
+        assert!(played.iter().any(|g| !g.random_plies.is_empty()));
+        let (linked, empty) = check(&played);
+        assert!(linked > 0 && empty > 12, "{linked} linked, {empty} without");
+        let exact = SelfPlayConfig {
+            exact_value_nodes: 20_000,
+            exact_policy_nodes: 20_000,
+            ..cfg(4)
+        };
+        let done = AtomicU64::new(0);
+        let (played, stats) = play_games(&g, &exact, &mut CpuEvaluator::new(net.clone()), 0, 6, 3, &done);
+        assert!(stats.exact_policies > 0, "the solver gave policy targets");
+        check(&played);
     }
 
     /// A game's moves depend on its number and the seed, not on how many

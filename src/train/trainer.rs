@@ -26,7 +26,7 @@ use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::player::Inner;
 use crate::az::device::{device_name, resolve_device};
 use crate::az::encode::PLANES;
-use crate::az::hosttrain::HostTrainer;
+use crate::az::hosttrain::{HostTrainer, StepLoss};
 use crate::az::inference::{CandleEvaluator, CpuEvaluator, Evaluate, Folded, ParallelCpu};
 use crate::az::meta::{self, BoardMeta, Meta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE, TRAINED_FILE};
 use crate::az::network::{AdamW, Net, NetShape};
@@ -110,7 +110,8 @@ pub(crate) fn settings_json(t: &TrainSettings) -> serde_json::Value {
         OpeningSuite::File(f) => json!({ "file": f }),
     };
     let mut settings = json!({
-        "network": { "blocks": t.network.blocks, "channels": t.network.channels, "value_hidden": t.network.value_hidden },
+        "network": { "blocks": t.network.blocks, "channels": t.network.channels, "value_hidden": t.network.value_hidden,
+                     "reply_head": t.network.reply_head },
         "mcts": { "simulations": t.mcts.simulations, "c_puct": t.mcts.c_puct,
                   "dirichlet_alpha": t.mcts.dirichlet_alpha, "dirichlet_weight": t.mcts.dirichlet_weight,
                   "root_prior_temperature": t.mcts.root_prior_temperature },
@@ -127,6 +128,7 @@ pub(crate) fn settings_json(t: &TrainSettings) -> serde_json::Value {
                            .map(|(from, lr)| json!({ "from": from, "learning_rate": lr })).collect::<Vec<_>>(),
                        "weight_decay": t.optimizer.weight_decay,
                        "ema": t.optimizer.ema,
+                       "reply_weight": t.optimizer.reply_weight,
                        "threads": t.optimizer.threads },
         "replay": { "capacity": t.replay.capacity, "min_size": t.replay.min_size,
                     "average_duplicates": t.replay.average_duplicates, "growing_window": t.replay.growing_window },
@@ -164,6 +166,7 @@ impl TrainState {
             blocks: settings.network.blocks as usize,
             channels: settings.network.channels as usize,
             value_hidden: settings.network.value_hidden as usize,
+            reply_head: settings.network.reply_head,
         };
         let workers = match settings.self_play.workers {
             0 if device.is_cpu() => crate::util::cores(),
@@ -407,15 +410,16 @@ impl TrainState {
                     self.replay.len()
                 );
             }
-            let (pl, vl, steps) = self
+            let losses = self
                 .train_steps(it, window)
                 .map_err(|e| format!("training step failed: {e}"))?;
             row.train_s = t1.elapsed().as_secs_f64();
-            row.train_steps = steps;
+            row.train_steps = losses.steps;
             row.learning_rate = Some(self.settings.optimizer.learning_rate_at(it));
-            row.policy_loss = Some(pl);
-            row.value_loss = Some(vl);
-            row.train_steps_per_s = steps as f64 / row.train_s.max(1e-9);
+            row.policy_loss = Some(losses.policy);
+            row.value_loss = Some(losses.value);
+            row.reply_loss = losses.reply;
+            row.train_steps_per_s = losses.steps as f64 / row.train_s.max(1e-9);
             if let Some(p) = &self.played {
                 p.average_toward(&self.net, self.settings.optimizer.ema)
                     .map_err(|e| format!("averaging the weights: {e}"))?;
@@ -430,16 +434,17 @@ impl TrainState {
         Ok(row)
     }
 
-    /// `steps_per_iteration` AdamW steps; returns mean policy and value
-    /// losses. On the CPU the steps run in [`HostTrainer`] (the same
-    /// arithmetic, several times faster than candle's CPU backend; see
-    /// docs/alphazero.md), with weights and moments copied in and out.
-    fn train_steps(&mut self, it: u32, window: usize) -> candle_core::Result<(f64, f64, u64)> {
+    /// `steps_per_iteration` AdamW steps; returns the mean losses. On the
+    /// CPU the steps run in [`HostTrainer`] (the same arithmetic, several
+    /// times faster than candle's CPU backend; see docs/alphazero.md), with
+    /// weights and moments copied in and out.
+    fn train_steps(&mut self, it: u32, window: usize) -> candle_core::Result<MeanLosses> {
         if self.device.is_cpu() {
             return self.train_steps_host(it, window);
         }
         let (rows, cols) = (self.cfg.rows, self.cfg.cols);
         self.opt.lr = self.settings.optimizer.learning_rate_at(it);
+        let reply_weight = self.settings.optimizer.reply_weight;
         let (net, opt, device) = (&self.net, &mut self.opt, &self.device);
         run_steps(
             &self.replay,
@@ -452,14 +457,24 @@ impl TrainState {
                 let xt = Tensor::from_slice(&b.planes, (n, rows, cols, PLANES), device)?;
                 let pt = Tensor::from_slice(&b.policy, (n, cols), device)?;
                 let zt = Tensor::from_slice(&b.value, n, device)?;
-                let (loss, pl, vl) = net.loss(&xt, &pt, &zt)?;
-                opt.step(net, &loss)?;
-                Ok((pl.to_scalar::<f32>()?, vl.to_scalar::<f32>()?))
+                // A batch without reply targets leaves the head out of the
+                // loss, as the CPU trainer does (its term would be zero).
+                let rt = match net.shape.reply_head && b.reply.iter().any(|&r| r != 0.0) {
+                    true => Some(Tensor::from_slice(&b.reply, (n, cols), device)?),
+                    false => None,
+                };
+                let l = net.loss(&xt, &pt, &zt, rt.as_ref().map(|t| (t, reply_weight)))?;
+                opt.step(net, &l.total)?;
+                Ok(StepLoss {
+                    policy: l.policy.to_scalar::<f32>()?,
+                    value: l.value.to_scalar::<f32>()?,
+                    reply: l.reply.map(|r| r.to_scalar::<f32>()).transpose()?,
+                })
             },
         )
     }
 
-    fn train_steps_host(&mut self, it: u32, window: usize) -> candle_core::Result<(f64, f64, u64)> {
+    fn train_steps_host(&mut self, it: u32, window: usize) -> candle_core::Result<MeanLosses> {
         let o = &self.settings.optimizer;
         let threads = crate::util::threads_or_cores(o.threads);
         let mut host = HostTrainer::from_net(
@@ -470,10 +485,10 @@ impl TrainState {
             o.weight_decay as f32,
             threads,
         )?;
+        host.reply_weight = o.reply_weight as f32;
         let dims = (self.cfg.rows, self.cfg.cols);
         let losses = run_steps(&self.replay, window, &self.settings, self.seed, it, dims, |b, n| {
-            let l = host.step(&b.planes, &b.policy, &b.value, n);
-            Ok((l.policy, l.value))
+            Ok(host.step(&b.planes, &b.policy, &b.value, Some(&b.reply), n))
         })?;
         self.net.set_from_host(&host.weights())?;
         self.opt.set_host_moments(&self.net, &host.moments(), host.step)?;
@@ -575,11 +590,19 @@ fn read_ledger(dir: &std::path::Path) -> Result<Ledger, String> {
     }
 }
 
+/// An iteration's training: its steps and their mean losses (the reply
+/// loss over the steps that had reply targets; `None` with none).
+struct MeanLosses {
+    policy: f64,
+    value: f64,
+    reply: Option<f64>,
+    steps: u64,
+}
+
 /// The optimizer-step loop both trainers share: `steps_per_iteration`
 /// batches drawn from the newest `window` samples of `replay` (seeded by
 /// the run's seed and iteration),
-/// each given to `step`, which returns its (policy, value) losses; a
-/// progress bar. Returns the mean losses and the number of steps.
+/// each given to `step`, which returns its losses; a progress bar.
 fn run_steps(
     replay: &Replay,
     window: usize,
@@ -587,25 +610,34 @@ fn run_steps(
     seed: u64,
     it: u32,
     (rows, cols): (usize, usize),
-    mut step: impl FnMut(&Batch, usize) -> candle_core::Result<(f32, f32)>,
-) -> candle_core::Result<(f64, f64, u64)> {
+    mut step: impl FnMut(&Batch, usize) -> candle_core::Result<StepLoss>,
+) -> candle_core::Result<MeanLosses> {
     let o = &settings.optimizer;
     let n = o.batch_size as usize;
     let mut rng = ChaCha8Rng::seed_from_u64(seed::derive(seed, it as u64, seed::TRAIN_BATCHES));
     let mut b = Batch::default();
     let pb = bar(o.steps_per_iteration as u64, "steps");
     pb.set_prefix(format!("train {it}"));
-    let (mut pl_sum, mut vl_sum) = (0.0, 0.0);
+    let (mut pl_sum, mut vl_sum, mut rl_sum, mut replied) = (0.0, 0.0, 0.0, 0u64);
     for _ in 0..o.steps_per_iteration {
         replay.batch(&mut rng, n, window, (rows, cols), &mut b);
-        let (pl, vl) = step(&b, n)?;
-        pl_sum += pl as f64;
-        vl_sum += vl as f64;
+        let l = step(&b, n)?;
+        pl_sum += l.policy as f64;
+        vl_sum += l.value as f64;
+        if let Some(r) = l.reply {
+            rl_sum += r as f64;
+            replied += 1;
+        }
         pb.inc(1);
     }
     pb.finish_and_clear();
     let steps = o.steps_per_iteration as u64;
-    Ok((pl_sum / steps as f64, vl_sum / steps as f64, steps))
+    Ok(MeanLosses {
+        policy: pl_sum / steps as f64,
+        value: vl_sum / steps as f64,
+        reply: (replied > 0).then(|| rl_sum / replied as f64),
+        steps,
+    })
 }
 
 /// Plays the evaluation games of iteration `it` on the tournament's lanes:
@@ -755,8 +787,9 @@ impl Handler<RunIteration> for Trainer {
 
 /// The line printed after each iteration.
 fn summary_line(r: &Row, total: u32, opponent: &str) -> String {
-    let loss = match (r.policy_loss, r.value_loss) {
-        (Some(p), Some(v)) => format!("loss {p:.3} + {v:.3} (policy + value)"),
+    let loss = match (r.policy_loss, r.value_loss, r.reply_loss) {
+        (Some(p), Some(v), Some(q)) => format!("loss {p:.3} + {v:.3} (policy + value), reply {q:.3}"),
+        (Some(p), Some(v), None) => format!("loss {p:.3} + {v:.3} (policy + value)"),
         _ => "no training yet (buffer below replay.min_size)".into(),
     };
     let eval = r.eval_score.map_or_else(String::new, |s| {
@@ -885,7 +918,7 @@ fn say_start(st: &TrainState) {
             "simulations": s.mcts.simulations, "games_per_iteration": s.self_play.games_per_iteration,
         }),
         &format!(
-            "training {} on {} ({}, {}): network {} blocks × {} channels, {} simulations, iterations {}..{total}, output {}",
+            "training {} on {} ({}, {}): network {} blocks × {} channels{}, {} simulations, iterations {}..{total}, output {}",
             st.name,
             st.cfg,
             device_name(&st.device),
@@ -895,6 +928,7 @@ fn say_start(st: &TrainState) {
             },
             st.net.shape.blocks,
             st.net.shape.channels,
+            if st.net.shape.reply_head { " with a reply head" } else { "" },
             s.mcts.simulations,
             start + 1,
             out.display()

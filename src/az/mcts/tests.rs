@@ -28,6 +28,7 @@ fn untrained() -> CpuEvaluator {
         blocks: 2,
         channels: 32,
         value_hidden: 32,
+        reply_head: false,
     };
     let net = Net::new(shape, 1, &Device::Cpu).unwrap();
     CpuEvaluator::new(Arc::new(Folded::from_net(&net).unwrap()))
