@@ -210,6 +210,7 @@ fn train_value(t: &TrainSettings) -> Value {
                 ("capacity", Value::from(t.replay.capacity)),
                 ("min_size", Value::from(t.replay.min_size)),
                 ("average_duplicates", Value::from(t.replay.average_duplicates)),
+                ("growing_window", Value::from(t.replay.growing_window)),
             ]),
         ),
         ("eval", eval_value(&t.eval)),
@@ -415,6 +416,9 @@ mod tests {
         let t = b.train.clone().unwrap();
         assert!(t.network.reply_head && t.optimizer.reply_weight == 0.15);
         assert!(to_yaml(&b).contains("reply_head: true") && to_yaml(&b).contains("reply_weight: 0.15"));
+        let (a, b) = round_trip("mode: train\ntrain: {replay: {growing_window: 20000}}\n");
+        assert_eq!(a, b);
+        assert_eq!(b.train.unwrap().replay.growing_window, 20_000);
         let (a, b) = round_trip("mode: train\ntrain: {optimizer: {reply_weight: 0.5}}\n");
         assert_eq!(a, b);
         assert_eq!(b.train.unwrap().optimizer.reply_weight, 0.5);
