@@ -424,6 +424,7 @@ pub fn selfplay_bench(
             q_best_child: false,
             random_opening_plies: 0,
             random_move_share: 0.0,
+            reply_targets: false,
             exact_value_nodes: 0,
             exact_policy_nodes: 0,
             gumbel: false,

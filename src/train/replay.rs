@@ -109,10 +109,13 @@ impl Replay {
 
     /// Writes the buffer to `path` (a plain little-endian format: magic,
     /// count, then per sample 8 words of cells, 16 policy floats, a value,
-    /// 16 reply floats).
+    /// and in version 2 16 reply floats).
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        // Version 1 (no reply rows) while no sample has a reply target: a
+        // run without a reply head keeps its checkpoints a third smaller.
+        let with_reply = self.samples.iter().any(Sample::has_reply);
         let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
-        w.write_all(MAGIC)?;
+        w.write_all(if with_reply { MAGIC } else { MAGIC_V1 })?;
         w.write_all(&(self.samples.len() as u64).to_le_bytes())?;
         for s in self.in_order() {
             for x in s.mine.iter().chain(s.theirs.iter()) {
@@ -122,8 +125,10 @@ impl Replay {
                 w.write_all(&p.to_le_bytes())?;
             }
             w.write_all(&s.value.to_le_bytes())?;
-            for p in s.reply {
-                w.write_all(&p.to_le_bytes())?;
+            if with_reply {
+                for p in s.reply {
+                    w.write_all(&p.to_le_bytes())?;
+                }
             }
         }
         let f = w.into_inner().map_err(|e| e.into_error())?;
@@ -368,6 +373,7 @@ mod tests {
         let small = Replay::load(&p, 2).unwrap();
         assert_eq!(small.in_order().map(|s| s.mine[0]).collect::<Vec<_>>(), vec![4, 5]);
         assert!(back.in_order().any(|s| s.has_reply()) && back.in_order().any(|s| !s.has_reply()));
+        assert_eq!(&std::fs::read(&p).unwrap()[..8], MAGIC, "with reply targets, version 2");
         std::fs::write(&p, b"garbage!").unwrap();
         assert!(Replay::load(&p, 4).is_err());
     }
@@ -391,7 +397,8 @@ mod tests {
     }
 
     /// A buffer saved before reply targets existed loads as it was, with
-    /// none; saved again it is version 2 and comes back the same.
+    /// none; saved again, still without any, it is the same version-1 file
+    /// byte for byte.
     #[test]
     fn a_version_1_buffer_loads_without_reply_targets() {
         let dir = tempfile::tempdir().unwrap();
@@ -406,7 +413,7 @@ mod tests {
             .collect();
         assert_eq!(old.in_order().copied().collect::<Vec<_>>(), want);
         old.save(&p).unwrap();
-        assert_eq!(&std::fs::read(&p).unwrap()[..8], MAGIC);
+        assert_eq!(std::fs::read(&p).unwrap(), version1(0, 6));
         let again = Replay::load(&p, 10).unwrap();
         assert_eq!(again.in_order().copied().collect::<Vec<_>>(), want);
         // Cut short, it is an error, not a shorter buffer.

@@ -68,6 +68,11 @@ pub struct SelfPlayConfig {
     /// alone, as the result z then tells more of the random move than of
     /// the position.
     pub random_move_share: f32,
+    /// Whether games give their samples reply targets (`Sample::reply`):
+    /// only for a network with a reply head (`network.reply_head`), so a
+    /// run without one keeps `replay.bin` at its version-1 size (a
+    /// checkpoint is committed with the run).
+    pub reply_targets: bool,
     /// Node budget of the perfect solver per recorded position (0: off):
     /// positions it proves get their exact result as value target instead
     /// of the mix of `z` and `q` ([`super::exact`]).
@@ -118,6 +123,7 @@ impl SelfPlayConfig {
             q_best_child: s.self_play.q_best_child,
             random_opening_plies: s.self_play.random_opening_plies,
             random_move_share: s.self_play.random_move_share,
+            reply_targets: s.network.reply_head,
             exact_value_nodes: u64::from(s.self_play.exact_value_nodes),
             exact_policy_nodes: u64::from(s.self_play.exact_policy_nodes),
             gumbel: s.self_play.gumbel,
@@ -626,7 +632,9 @@ pub fn play_games<B: Bits>(
                         if let Some(ex) = exact.as_mut() {
                             rescore(ex, &mut g, &mut stats);
                         }
-                        g.link_replies();
+                        if cfg.reply_targets {
+                            g.link_replies();
+                        }
                         out.push(g);
                         done.fetch_add(1, Ordering::Relaxed);
                         *slot = None;
@@ -742,6 +750,7 @@ mod tests {
             q_best_child: false,
             random_opening_plies: 0,
             random_move_share: 0.0,
+            reply_targets: true,
             exact_value_nodes: 0,
             exact_policy_nodes: 0,
             gumbel: false,
@@ -1034,6 +1043,13 @@ mod tests {
         let (played, stats) = play_games(&g, &exact, &mut CpuEvaluator::new(net.clone()), 0, 6, 3, &done);
         assert!(stats.exact_policies > 0, "the solver gave policy targets");
         check(&played);
+        // Without a reply head, no sample gets one (replay.bin stays version 1).
+        let off = SelfPlayConfig {
+            reply_targets: false,
+            ..cfg(4)
+        };
+        let played = games(&g, &net, &off, 6, 1);
+        assert!(played.iter().flat_map(|g| &g.samples).all(|s| !s.has_reply()));
     }
 
     /// A game's moves depend on its number and the seed, not on how many
