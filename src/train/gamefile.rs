@@ -79,10 +79,17 @@ pub struct Batch {
 
 impl Batch {
     pub fn encode(&self) -> Vec<u8> {
+        self.encode_version(true)
+    }
+
+    /// The file in version 2 (`with_reply`) or as version 1 wrote it, with
+    /// no reply rows (kept for the tests of reading old files).
+    fn encode_version(&self, with_reply: bool) -> Vec<u8> {
         let cols = self.header.board.cols;
         let header = serde_json::to_vec(&self.header).expect("a header serialises");
-        let mut out = Vec::with_capacity(64 + header.len() + self.header.positions as usize * sample_bytes(cols, true));
-        out.extend_from_slice(MAGIC);
+        let size = 64 + header.len() + self.header.positions as usize * sample_bytes(cols, with_reply);
+        let mut out = Vec::with_capacity(size);
+        out.extend_from_slice(if with_reply { MAGIC } else { MAGIC_V1 });
         out.extend_from_slice(&(header.len() as u32).to_le_bytes());
         out.extend_from_slice(&header);
         for g in &self.games {
@@ -99,8 +106,10 @@ impl Batch {
                     out.extend_from_slice(&p.to_le_bytes());
                 }
                 out.extend_from_slice(&s.value.to_le_bytes());
-                for p in &s.reply[..cols] {
-                    out.extend_from_slice(&p.to_le_bytes());
+                if with_reply {
+                    for p in &s.reply[..cols] {
+                        out.extend_from_slice(&p.to_le_bytes());
+                    }
                 }
                 out.extend_from_slice(&it.to_le_bytes());
                 out.extend_from_slice(&ply.to_le_bytes());
@@ -391,42 +400,12 @@ mod tests {
         assert_eq!(Batch::decode(&empty.encode()).unwrap(), empty);
     }
 
-    /// `b` as version 1 wrote it: no reply targets.
-    fn encode_v1(b: &Batch) -> Vec<u8> {
-        let cols = b.header.board.cols;
-        let header = serde_json::to_vec(&b.header).unwrap();
-        let mut out = MAGIC_V1.to_vec();
-        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
-        out.extend_from_slice(&header);
-        for g in &b.games {
-            out.extend_from_slice(&g.index.to_le_bytes());
-            out.push(g.winner.unwrap_or(u8::MAX));
-            out.extend_from_slice(&(g.moves.len() as u16).to_le_bytes());
-            out.extend_from_slice(&g.moves);
-            out.extend_from_slice(&(g.samples.len() as u32).to_le_bytes());
-            for (s, it, ply) in &g.samples {
-                for w in s.mine.iter().chain(s.theirs.iter()) {
-                    out.extend_from_slice(&w.to_le_bytes());
-                }
-                for p in &s.policy[..cols] {
-                    out.extend_from_slice(&p.to_le_bytes());
-                }
-                out.extend_from_slice(&s.value.to_le_bytes());
-                out.extend_from_slice(&it.to_le_bytes());
-                out.extend_from_slice(&ply.to_le_bytes());
-            }
-        }
-        let crc = crc32fast::hash(&out);
-        out.extend_from_slice(&crc.to_le_bytes());
-        out
-    }
-
     /// A file written before reply targets is read as it was, with none;
     /// its damage is still caught.
     #[test]
     fn a_version_1_batch_is_read_without_reply_targets() {
         let mut b = sample_batch(3, 5);
-        let v1 = encode_v1(&b);
+        let v1 = b.encode_version(false);
         assert_eq!(v1.len() + 3 * 5 * 7 * 4, b.encode().len(), "7 reply floats a position");
         for (s, _, _) in b.games.iter_mut().flat_map(|g| g.samples.iter_mut()) {
             s.reply = [0.0; MAX_SIDE];
