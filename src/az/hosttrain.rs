@@ -821,12 +821,9 @@ mod tests {
     fn check_against_candle(reply: bool) {
         let dev = Device::Cpu;
         let shape = NetShape {
-            rows: 4,
-            cols: 5,
             blocks: 2,
-            channels: 8,
-            value_hidden: 16,
             reply_head: reply,
+            ..NetShape::tiny()
         };
         let n = 12;
         let net = Net::new(shape, 5, &dev).unwrap();
@@ -935,7 +932,7 @@ mod tests {
     fn the_reply_gradient_reaches_the_shared_features() {
         let shape = NetShape {
             reply_head: true,
-            ..one_block()
+            ..NetShape::tiny()
         };
         let net = Net::new(shape, 6, &Device::Cpu).unwrap();
         let (x, p, z) = batch(&shape, 10, 4);
@@ -971,25 +968,12 @@ mod tests {
         }
     }
 
-    /// A one-block network on a 4 × 5 board: small enough for a step in
-    /// a unit test.
-    fn one_block() -> NetShape {
-        NetShape {
-            rows: 4,
-            cols: 5,
-            blocks: 1,
-            channels: 8,
-            value_hidden: 16,
-            reply_head: false,
-        }
-    }
-
     /// At value weight 0 the value loss reaches no weight, the value head
     /// stays as it was (weight decay included), and the policy head's
     /// gradients are unchanged; at 1 the value head learns.
     #[test]
     fn value_weight_zero_learns_the_policy_alone() {
-        let shape = one_block();
+        let shape = NetShape::tiny();
         let net = Net::new(shape, 4, &Device::Cpu).unwrap();
         let (x, p, z) = batch(&shape, 16, 3);
         let mut both = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 1).unwrap();
@@ -1031,7 +1015,7 @@ mod tests {
     /// Steps on one batch lower its loss (the whole loop, end to end).
     #[test]
     fn host_steps_lower_the_loss() {
-        let shape = one_block();
+        let shape = NetShape::tiny();
         let net = Net::new(shape, 3, &Device::Cpu).unwrap();
         let mut host = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 2).unwrap();
         let (x, p, z) = batch(&shape, 16, 9);

@@ -514,14 +514,7 @@ mod tests {
     #[test]
     fn play_never_reads_the_reply_head() {
         let dev = Device::Cpu;
-        let shape = NetShape {
-            rows: 4,
-            cols: 5,
-            blocks: 1,
-            channels: 8,
-            value_hidden: 16,
-            reply_head: false,
-        };
+        let shape = NetShape::tiny();
         let plain = Net::new(shape, 3, &dev).unwrap();
         let headed = Net::new(
             NetShape {

@@ -895,10 +895,11 @@ impl AdamW {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn small() -> NetShape {
+impl NetShape {
+    /// One block of 8 channels on a 4 × 5 board, no reply head: small
+    /// enough for optimizer steps in a unit test (the tests of the network,
+    /// the CPU trainer and inference share it).
+    pub(crate) fn tiny() -> NetShape {
         NetShape {
             rows: 4,
             cols: 5,
@@ -908,10 +909,15 @@ mod tests {
             reply_head: false,
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     #[test]
     fn shapes_and_ranges() {
-        let net = Net::new(small(), 1, &Device::Cpu).unwrap();
+        let net = Net::new(NetShape::tiny(), 1, &Device::Cpu).unwrap();
         let x = Tensor::ones((3, 4, 5, 3), DType::F32, &Device::Cpu).unwrap();
         let (l, v) = net.forward(&x, false).unwrap();
         assert_eq!(l.dims(), &[3, 5]);
@@ -928,7 +934,7 @@ mod tests {
     fn a_grown_network_starts_as_the_saved_one() {
         let dev = Device::Cpu;
         let dir = tempfile::tempdir().unwrap();
-        let from = small();
+        let from = NetShape::tiny();
         let net = Net::new(from, 4, &dev).unwrap();
         let mut opt = AdamW::new(&net, 1e-2, 1e-4).unwrap();
         // Train a little so that batch-norm statistics and moments are not defaults.
@@ -1036,7 +1042,7 @@ mod tests {
     fn headed() -> NetShape {
         NetShape {
             reply_head: true,
-            ..small()
+            ..NetShape::tiny()
         }
     }
 
@@ -1049,7 +1055,7 @@ mod tests {
     fn the_reply_head_adds_a_weighted_loss_and_nothing_else() {
         let dev = Device::Cpu;
         let (plain, with) = (
-            Net::new(small(), 3, &dev).unwrap(),
+            Net::new(NetShape::tiny(), 3, &dev).unwrap(),
             Net::new(headed(), 3, &dev).unwrap(),
         );
         let (pw, ww) = (plain.host_weights().unwrap(), with.host_weights().unwrap());
@@ -1090,7 +1096,7 @@ mod tests {
         // A model's meta.json from before the head reads as a network without it.
         let old: NetShape =
             serde_json::from_str(r#"{"rows":4,"cols":5,"blocks":1,"channels":8,"value_hidden":16}"#).unwrap();
-        assert_eq!(old, small());
+        assert_eq!(old, NetShape::tiny());
     }
 
     /// Training with reply targets lowers the reply loss: the head learns.
@@ -1119,7 +1125,7 @@ mod tests {
         let dev = Device::Cpu;
         let dir = tempfile::tempdir().unwrap();
         let (x, p, z, r) = targets(8, 3);
-        let net = Net::new(small(), 5, &dev).unwrap();
+        let net = Net::new(NetShape::tiny(), 5, &dev).unwrap();
         let mut opt = AdamW::new(&net, 1e-2, 1e-4).unwrap();
         for _ in 0..3 {
             let l = net.loss(&x, &p, &z, None).unwrap().total;
@@ -1128,12 +1134,18 @@ mod tests {
         let (m, o) = (dir.path().join("m.safetensors"), dir.path().join("o.safetensors"));
         net.save(&m).unwrap();
         opt.save(&net, &o).unwrap();
-        assert!(headed().grows_from(&small()) && small().grows_from(&headed()));
-        assert!(headed().plays_as(&small()) && !headed().plays_as(&NetShape { blocks: 2, ..small() }));
+        assert!(headed().grows_from(&NetShape::tiny()) && NetShape::tiny().grows_from(&headed()));
+        assert!(
+            headed().plays_as(&NetShape::tiny())
+                && !headed().plays_as(&NetShape {
+                    blocks: 2,
+                    ..NetShape::tiny()
+                })
+        );
         let e = Net::load(headed(), &m, &dev).err().unwrap().to_string();
         assert!(e.contains(REPLY_FC_W), "{e}");
 
-        let grown = Net::load_grown(headed(), small(), &m, &dev).unwrap();
+        let grown = Net::load_grown(headed(), NetShape::tiny(), &m, &dev).unwrap();
         let saved = net.host_weights().unwrap();
         let loaded = grown.host_weights().unwrap();
         for (name, w) in &saved {
@@ -1149,7 +1161,7 @@ mod tests {
             gopt.load(&grown, &o, 3).is_err(),
             "a plain load wants the head's moments"
         );
-        gopt.load_grown(&grown, small(), &o, 3).unwrap();
+        gopt.load_grown(&grown, NetShape::tiny(), &o, 3).unwrap();
         assert_eq!(gopt.step, 3);
         let (before, after) = (opt.host_moments(&net).unwrap(), gopt.host_moments(&grown).unwrap());
         for (name, (m1, v1)) in &before {
@@ -1170,7 +1182,7 @@ mod tests {
         // And off again: the rest as saved, the head's tensors dropped.
         grown.save(&m).unwrap();
         gopt.save(&grown, &o).unwrap();
-        let dropped = Net::load_grown(small(), headed(), &m, &dev).unwrap();
+        let dropped = Net::load_grown(NetShape::tiny(), headed(), &m, &dev).unwrap();
         assert!(dropped.reply_fc.is_none());
         let kept = grown.host_weights().unwrap();
         for (name, w) in dropped.host_weights().unwrap() {
@@ -1204,8 +1216,8 @@ mod tests {
     /// moving average asks for, and the trained network is left as it was.
     #[test]
     fn averaging_toward_a_network_blends_every_tensor() {
-        let played = Net::new(small(), 1, &Device::Cpu).unwrap();
-        let trained = Net::new(small(), 2, &Device::Cpu).unwrap();
+        let played = Net::new(NetShape::tiny(), 1, &Device::Cpu).unwrap();
+        let trained = Net::new(NetShape::tiny(), 2, &Device::Cpu).unwrap();
         let (a, b) = (played.host_weights().unwrap(), trained.host_weights().unwrap());
         played.average_toward(&trained, 0.75).unwrap();
         let c = played.host_weights().unwrap();
@@ -1225,9 +1237,18 @@ mod tests {
 
     #[test]
     fn same_seed_same_weights() {
-        let a = Net::new(small(), 7, &Device::Cpu).unwrap().host_weights().unwrap();
-        let b = Net::new(small(), 7, &Device::Cpu).unwrap().host_weights().unwrap();
-        let c = Net::new(small(), 8, &Device::Cpu).unwrap().host_weights().unwrap();
+        let a = Net::new(NetShape::tiny(), 7, &Device::Cpu)
+            .unwrap()
+            .host_weights()
+            .unwrap();
+        let b = Net::new(NetShape::tiny(), 7, &Device::Cpu)
+            .unwrap()
+            .host_weights()
+            .unwrap();
+        let c = Net::new(NetShape::tiny(), 8, &Device::Cpu)
+            .unwrap()
+            .host_weights()
+            .unwrap();
         assert_eq!(a, b);
         assert_ne!(a["stem.w"], c["stem.w"]);
     }
@@ -1237,7 +1258,7 @@ mod tests {
     #[test]
     fn adamw_lowers_the_loss() {
         let dev = Device::Cpu;
-        let net = Net::new(small(), 3, &dev).unwrap();
+        let net = Net::new(NetShape::tiny(), 3, &dev).unwrap();
         let mut opt = AdamW::new(&net, 1e-2, 1e-4).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let n = 16;
@@ -1305,7 +1326,7 @@ mod tests {
     #[test]
     fn native_conv_computes_the_same_function() {
         let dev = Device::Cpu;
-        let mut net = Net::new(small(), 4, &dev).unwrap();
+        let mut net = Net::new(NetShape::tiny(), 4, &dev).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         let planes: Vec<f32> = (0..6 * 60).map(|_| rng.gen_range(0..2) as f32).collect();
         let x = Tensor::from_vec(planes, (6, 4, 5, 3), &dev).unwrap();
@@ -1332,12 +1353,12 @@ mod tests {
     fn save_and_load_round_trip() {
         let dir = tempfile::tempdir().unwrap();
         let dev = Device::Cpu;
-        let net = Net::new(small(), 11, &dev).unwrap();
+        let net = Net::new(NetShape::tiny(), 11, &dev).unwrap();
         let path = dir.path().join("w.safetensors");
         net.save(&path).unwrap();
-        let back = Net::load(small(), &path, &dev).unwrap();
+        let back = Net::load(NetShape::tiny(), &path, &dev).unwrap();
         assert_eq!(net.host_weights().unwrap(), back.host_weights().unwrap());
-        let mut other = small();
+        let mut other = NetShape::tiny();
         other.channels = 4;
         let err = Net::load(other, &path, &dev).err().unwrap().to_string();
         assert!(err.contains("shape"), "{err}");

@@ -75,10 +75,13 @@ pub fn synthetic(run: &str, worker: &str, batch: u64, board: BoardMeta, shape: N
             (s, 0, i as u16)
         })
         .collect();
-    // Reply targets as self-play links them: the next position's policy
-    // (none for the last), so the files are as large as real ones.
-    for i in 1..samples.len() {
-        samples[i - 1].0.reply = samples[i].0.policy;
+    // Reply targets as self-play links them for a network with a reply
+    // head: the next position's policy (none for the last), so the files
+    // are as large as real ones (without the head, version 1 and smaller).
+    if shape.reply_head {
+        for i in 1..samples.len() {
+            samples[i - 1].0.reply = samples[i].0.policy;
+        }
     }
     Batch {
         header: BatchHeader {

@@ -78,12 +78,20 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// The file; as `replay.bin`, version 1 (no reply rows) while no
+    /// position has a reply target, so the workers of a run without a reply
+    /// head write files of the old size.
     pub fn encode(&self) -> Vec<u8> {
-        self.encode_version(true)
+        let with_reply = self
+            .games
+            .iter()
+            .flat_map(|g| &g.samples)
+            .any(|(s, _, _)| s.has_reply());
+        self.encode_version(with_reply)
     }
 
-    /// The file in version 2 (`with_reply`) or as version 1 wrote it, with
-    /// no reply rows (kept for the tests of reading old files).
+    /// The file in version 2 (`with_reply`) or version 1, with no reply
+    /// rows.
     fn encode_version(&self, with_reply: bool) -> Vec<u8> {
         let cols = self.header.board.cols;
         let header = serde_json::to_vec(&self.header).expect("a header serialises");
@@ -411,6 +419,7 @@ mod tests {
             s.reply = [0.0; MAX_SIDE];
         }
         assert_eq!(Batch::decode(&v1).unwrap(), b);
+        assert_eq!(b.encode(), v1, "without reply targets a batch is written as version 1");
         for n in [v1.len() - 1, v1.len() - 9, v1.len() / 2] {
             assert!(Batch::decode(&v1[..n]).is_err(), "truncated to {n}");
         }
