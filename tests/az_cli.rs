@@ -160,6 +160,19 @@ fn train_writes_checkpoints_resumes_and_the_model_plays() {
     assert!(buf(&rows3[2]) > buf(&rows3[1]));
     assert_eq!(meta["replay_samples"].as_u64().unwrap(), buf(&rows3[2]));
 
+    // Asking again for three, the run at its end: nothing trained, no row
+    // added, and the message says how to go on (the committed recipe run
+    // is at its end on a fresh clone).
+    let o = train(&tiny(dir.path(), 3), false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("already at iteration 3 of 3"), "{text}");
+    assert!(
+        text.contains("`train.iterations`") && text.contains("--fresh --out DIR"),
+        "{text}"
+    );
+    assert_eq!(metrics_rows(&out), rows3);
+
     // The trained model plays a match: legal moves only, and it beats
     // random in at least 90% of games, which the same search with an
     // untrained network of the same shape does not.

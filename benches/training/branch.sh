@@ -37,6 +37,8 @@
 #      s200 (mcts.simulations: 200 and games_per_iteration: 100: better
 #            targets for the same self-play simulations an iteration) |
 #      lr3e5 (a third learning-rate step: 3·10⁻⁵ from iteration 351) |
+#      lr3e5at451 (the same step from iteration 451: for a branch of the
+#                  recipe from nothing at its iteration 450) |
 #      deep6 (network.blocks: 6: the checkpoint's 4 × 32 network grows to
 #             6 × 32 on resume, the new blocks starting as identities) |
 #      wide48 (network.channels: 48: it grows to 4 × 48 on resume, the new
@@ -72,13 +74,14 @@ case $arm in
   qbest) from='q_weight: 0.5,'; to='q_weight: 0.5, q_best_child: true,' ;;
   s200) from='simulations: 100,'; to='simulations: 200,'; also='s/games_per_iteration: 200,/games_per_iteration: 100,/' ;;
   lr3e5) from='learning_rate: 0.0001 }]'; to='learning_rate: 0.0001 }, { from: 351, learning_rate: 0.00003 }]' ;;
+  lr3e5at451) from='learning_rate: 0.0001 }]'; to='learning_rate: 0.0001 }, { from: 451, learning_rate: 0.00003 }]' ;;
   deep6) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 6, channels: 32 }' ;;
   wide48) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 4, channels: 48 }' ;;
   wide48hot) from='learning_rate: 0.0001 }]'; to='learning_rate: 0.0001 }, { from: 411, learning_rate: 0.0003 }, { from: 426, learning_rate: 0.0001 }]'
              also='s/network: { blocks: 4, channels: 32 }/network: { blocks: 4, channels: 48 }/' ;;
   gw) from='average_duplicates: true }'; to='average_duplicates: true, growing_window: 20000 }' ;;
   reply) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 4, channels: 32, reply_head: true }' ;;
-  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10, fpo, qbest, s200, lr3e5, deep6, wide48, wide48hot, gw, reply)" >&2; exit 2 ;;
+  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10, fpo, qbest, s200, lr3e5, lr3e5at451, deep6, wide48, wide48hot, gw, reply)" >&2; exit 2 ;;
 esac
 dir=${BRANCH_DIR:-target/branch/$arm}
 mkdir -p "$dir/checkpoints"

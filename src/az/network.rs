@@ -1237,18 +1237,13 @@ mod tests {
 
     #[test]
     fn same_seed_same_weights() {
-        let a = Net::new(NetShape::tiny(), 7, &Device::Cpu)
-            .unwrap()
-            .host_weights()
-            .unwrap();
-        let b = Net::new(NetShape::tiny(), 7, &Device::Cpu)
-            .unwrap()
-            .host_weights()
-            .unwrap();
-        let c = Net::new(NetShape::tiny(), 8, &Device::Cpu)
-            .unwrap()
-            .host_weights()
-            .unwrap();
+        let weights = |seed| {
+            Net::new(NetShape::tiny(), seed, &Device::Cpu)
+                .unwrap()
+                .host_weights()
+                .unwrap()
+        };
+        let (a, b, c) = (weights(7), weights(7), weights(8));
         assert_eq!(a, b);
         assert_ne!(a["stem.w"], c["stem.w"]);
     }

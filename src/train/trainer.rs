@@ -1015,7 +1015,9 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Resul
             json,
             json!({"event": "summary", "iterations": start, "out": out, "done": true}),
             &format!(
-                "{}: already at iteration {start} of {total}; nothing to do",
+                "{}: already at iteration {start} of {total}; nothing to do (raise the scenario's \
+                 `train.iterations` to train on, or train from nothing elsewhere with \
+                 `--fresh --out DIR`)",
                 out.display()
             ),
         );
