@@ -13,12 +13,12 @@ import csv, sys
 
 
 def curve(out):
-    """(iteration, CPU hours, wall hours, alone %, 800 simulations %) per evaluated row."""
+    """(iteration, CPU hours, alone %, 800 simulations %) per evaluated row."""
     rows, cpu = [], 0.0
     for r in csv.DictReader(open(out + '/metrics.csv')):
         cpu += float(r['cpu_s'] or 0)
         if r['acc_raw_mistakes']:
-            rows.append((int(r['iteration']), cpu / 3600, float(r['hours']),
+            rows.append((int(r['iteration']), cpu / 3600,
                          100 * float(r['acc_raw_mistakes']), 100 * float(r['acc_mcts_mistakes'])))
     return rows
 
@@ -30,8 +30,8 @@ every = int(sys.argv[3]) if len(sys.argv) > 3 else 1
 if not b:
     sys.exit(f'{sys.argv[2]}: no evaluated rows')
 print(f"{'A it':>5} {'CPU h':>6} {'alone':>6} {'800':>5}   | {'B it':>5} {'CPU h':>6} {'alone':>6} {'800':>5}")
-for i, (it, cpu, _, raw, mc) in enumerate(a):
+for i, (it, cpu, raw, mc) in enumerate(a):
     if i % every:
         continue
-    bit, bcpu, _, braw, bmc = min(b, key=lambda r: abs(r[1] - cpu))
+    bit, bcpu, braw, bmc = min(b, key=lambda r: abs(r[1] - cpu))
     print(f"{it:5} {cpu:6.2f} {raw:5.1f}% {mc:4.1f}%   | {bit:5} {bcpu:6.2f} {braw:5.1f}% {bmc:4.1f}%")
