@@ -50,7 +50,9 @@
 #          100k buffer by about iteration 80; from nothing) |
 #      wide64 (network.channels: 64: the recipe from nothing with a 4 × 64
 #              network, against the 4 × 32 run's curve at equal CPU hours;
-#              give it `none`) |
+#              give it `none`. Its learning rate steps down at the same CPU
+#              hours as the 4 × 32 run's (1.44 and 4.40 h; an iteration costs
+#              about 145 CPU s against 50), so at 37 and 113, not 111 and 321) |
 #      reply (network.reply_head: true: KataGo's auxiliary head that
 #             predicts the opponent's reply, weight 0.15, added to the
 #             checkpoint's network with fresh weights; never used in play)
@@ -83,7 +85,8 @@ case $arm in
   wide48hot) from='learning_rate: 0.0001 }]'; to='learning_rate: 0.0001 }, { from: 411, learning_rate: 0.0003 }, { from: 426, learning_rate: 0.0001 }]'
              also='s/network: { blocks: 4, channels: 32 }/network: { blocks: 4, channels: 48 }/' ;;
   gw) from='average_duplicates: true }'; to='average_duplicates: true, growing_window: 20000 }' ;;
-  wide64) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 4, channels: 64 }' ;;
+  wide64) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 4, channels: 64 }'
+          also='s/from: 111, learning_rate: 0.0003 }, { from: 321,/from: 37, learning_rate: 0.0003 }, { from: 113,/' ;;
   reply) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 4, channels: 32, reply_head: true }' ;;
   *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10, fpo, qbest, s200, lr3e5, lr3e5at451, deep6, wide48, wide48hot, gw, wide64, reply)" >&2; exit 2 ;;
 esac
