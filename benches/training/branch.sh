@@ -53,6 +53,13 @@
 #              give it `none`. Its learning rate steps down at the same CPU
 #              hours as the 4 × 32 run's (1.44 and 4.40 h; an iteration costs
 #              about 145 CPU s against 50), so at 37 and 113, not 111 and 321) |
+#      narrow16 (network.channels: 16: the recipe from nothing with a 4 × 16
+#              network, the other side of wide64's trade: less capacity,
+#              more games per CPU hour. Its learning rate steps down and its
+#              curve is measured at about the 4 × 32 run's CPU hours (steps at
+#              1.44 and 4.40 h, at about 18.5 CPU s an iteration against 48:
+#              iterations 280 and 850; eval every 25); give it `none` and
+#              TOTAL 1300) |
 #      reply (network.reply_head: true: KataGo's auxiliary head that
 #             predicts the opponent's reply, weight 0.15, added to the
 #             checkpoint's network with fresh weights; never used in play)
@@ -87,8 +94,10 @@ case $arm in
   gw) from='average_duplicates: true }'; to='average_duplicates: true, growing_window: 20000 }' ;;
   wide64) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 4, channels: 64 }'
           also='s/from: 111, learning_rate: 0.0003 }, { from: 321,/from: 37, learning_rate: 0.0003 }, { from: 113,/' ;;
+  narrow16) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 4, channels: 16 }'
+          also='s/from: 111, learning_rate: 0.0003 }, { from: 321,/from: 280, learning_rate: 0.0003 }, { from: 850,/;s/eval: { every: 10,/eval: { every: 25,/' ;;
   reply) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 4, channels: 32, reply_head: true }' ;;
-  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10, fpo, qbest, s200, lr3e5, lr3e5at451, deep6, wide48, wide48hot, gw, wide64, reply)" >&2; exit 2 ;;
+  *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10, fpo, qbest, s200, lr3e5, lr3e5at451, deep6, wide48, wide48hot, gw, wide64, narrow16, reply)" >&2; exit 2 ;;
 esac
 dir=${BRANCH_DIR:-target/branch/$arm}
 mkdir -p "$dir/checkpoints"
