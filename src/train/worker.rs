@@ -24,6 +24,11 @@ use std::time::{Duration, Instant};
 
 /// Longest wait between tries when the network or the run cannot be read.
 const MAX_RETRY: Duration = Duration::from_secs(10);
+/// Longest wait between looks for the run's `run.json`: a worker started
+/// before its trainer joins within about a second of the trainer's start
+/// (a look is one small read), instead of up to `MAX_RETRY` late, when a
+/// short run may be half over.
+const JOIN_POLL: Duration = Duration::from_secs(1);
 
 /// This machine's name, for a worker started without `--worker`.
 fn hostname() -> String {
@@ -188,7 +193,7 @@ impl Worker {
         let out = layout.out.clone();
         let iterations = settings.iterations;
         let done = || run_done(&layout, iterations);
-        let run = retry(&done, &name, json, MAX_RETRY, || {
+        let run = retry(&done, &name, json, JOIN_POLL, || {
             let run = layout.read_run().map_err(|_| {
                 format!(
                     "no {} yet (the trainer writes it when it starts)",
