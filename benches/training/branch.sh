@@ -57,9 +57,11 @@
 #              network, the other side of wide64's trade: less capacity,
 #              more games per CPU hour. Its learning rate steps down and its
 #              curve is measured at about the 4 × 32 run's CPU hours (steps at
-#              1.44 and 4.40 h, at about 18.5 CPU s an iteration against 48:
-#              iterations 280 and 850; eval every 25); give it `none` and
-#              TOTAL 1300) |
+#              1.44 and 4.40 h: planned at iterations 280 and 850 from 18.5
+#              CPU s an iteration; on 2026-12-04 the machine gave 26, 1.44 h
+#              fell at iteration 199, and the run was resumed at 225 with its
+#              steps at 225 and 610; eval every 25); give it `none` and TOTAL
+#              1300) |
 #      reply (network.reply_head: true: KataGo's auxiliary head that
 #             predicts the opponent's reply, weight 0.15, added to the
 #             checkpoint's network with fresh weights; never used in play)
@@ -95,7 +97,7 @@ case $arm in
   wide64) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 4, channels: 64 }'
           also='s/from: 111, learning_rate: 0.0003 }, { from: 321,/from: 37, learning_rate: 0.0003 }, { from: 113,/' ;;
   narrow16) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 4, channels: 16 }'
-          also='s/from: 111, learning_rate: 0.0003 }, { from: 321,/from: 280, learning_rate: 0.0003 }, { from: 850,/;s/eval: { every: 10,/eval: { every: 25,/' ;;
+          also='s/from: 111, learning_rate: 0.0003 }, { from: 321,/from: 225, learning_rate: 0.0003 }, { from: 610,/;s/eval: { every: 10,/eval: { every: 25,/' ;;
   reply) from='network: { blocks: 4, channels: 32 }'; to='network: { blocks: 4, channels: 32, reply_head: true }' ;;
   *) echo "unknown arm '$arm' (ctrl, s400, rpt, ema, seed8, rop, rop8, cont, rop20, lr1e4, buf300k, gumbel, rmove, rmove10, fpo, qbest, s200, lr3e5, lr3e5at451, deep6, wide48, wide48hot, gw, wide64, narrow16, reply)" >&2; exit 2 ;;
 esac
