@@ -33,17 +33,17 @@ name=test-train
 # timing (each keeps 4 waiting, exactly one iteration's worth), so the check
 # is on the run's intake, not on any one iteration.
 scenario=scenarios/train_tiny.yaml
+iterations=6
 mkdir -p "$work/scenarios"
 sed -e 's/^\(  out:\).*/\1 run/' \
     -e 's/\(steps_per_iteration:\) *[0-9][0-9]*/\1 1000/' \
     -e 's/^train:$/&\n  distributed: { games_per_batch: 10, worker_threads: 1 }/' \
-    -e 's/^\(  iterations:\) *[0-9][0-9]*/\1 6/' \
+    -e "s/^\\(  iterations:\\) *[0-9][0-9]*/\\1 $iterations/" \
     "$repo/$scenario" >"$work/$scenario"
 grep -q '^  out: run$' "$work/$scenario" || fail "could not set train.out in $scenario"
 grep -q 'steps_per_iteration: 1000,' "$work/$scenario" || fail "could not set steps_per_iteration in $scenario"
 grep -q '^  distributed: ' "$work/$scenario" || fail "could not add train.distributed to $scenario"
-grep -q '^  iterations: 6$' "$work/$scenario" || fail "could not set train.iterations in $scenario"
-iterations=6
+grep -q "^  iterations: $iterations\$" "$work/$scenario" || fail "could not set train.iterations in $scenario"
 out=$work/run
 
 eval "$("$here/local-slurm.sh" start)"

@@ -22,7 +22,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Longest wait between tries when the network or the run cannot be read.
+/// Longest wait between tries when the network cannot be read.
 const MAX_RETRY: Duration = Duration::from_secs(10);
 /// Longest wait between looks for the run's `run.json`: a worker started
 /// before its trainer joins within about a second of the trainer's start
