@@ -13,6 +13,8 @@ pub mod net;
 pub mod players;
 pub mod record;
 pub mod render;
+pub mod rl;
+pub mod run;
 pub mod scenario;
 pub mod search;
 pub mod solver;

@@ -1,9 +1,8 @@
 //! The `c4sim` command line: run, validate, analyze, bench.
 
-use c4sim::actors::mode::{run_mode, ModeError};
-use c4sim::actors::runner::{run_match, Output};
+use c4sim::actors::mode::ModeError;
 use c4sim::game::BoardConfig;
-use c4sim::scenario::{self, Mode, Scenario};
+use c4sim::scenario::{self, Mode};
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
@@ -297,7 +296,7 @@ fn command(command: Command) -> Result<(), ModeError> {
             .map_err(usage),
         Command::Serve(args) => match args.web {
             None => c4sim::net::cli::serve(&args),
-            Some(bind) => serve_watched(args.config().map_err(usage)?, bind),
+            Some(bind) => c4sim::run::serve_watched(args.config().map_err(usage)?, bind),
         },
         Command::Join(args) => c4sim::net::cli::join(&args),
     }
@@ -308,7 +307,7 @@ fn usage(e: impl std::fmt::Display) -> ModeError {
     ModeError::Usage(format!("error: {e}"))
 }
 
-/// `c4sim run`'s flags beside the file.
+/// `c4sim run`'s flags beside the file: [`c4sim::run::RunOptions`] as clap reads them.
 #[derive(clap::Args)]
 struct RunFlags {
     /// One JSON object per event on standard output instead of the board.
@@ -325,8 +324,8 @@ struct RunFlags {
     /// Training across processes or machines sharing `out` (docs/distributed.md):
     /// `trainer` trains on the workers' game files and publishes networks; `selfplay`
     /// plays games with the newest network and writes them. Without it, one process does both.
-    #[arg(long, value_name = "ROLE", value_parser = ["trainer", "selfplay"])]
-    role: Option<String>,
+    #[arg(long, value_name = "ROLE", value_enum)]
+    role: Option<c4sim::run::Role>,
     /// With `--role selfplay`: this worker's name, its folder under `out/selfplay/`
     /// (default: the machine's name and the process id).
     #[arg(long, value_name = "NAME")]
@@ -341,92 +340,19 @@ struct RunFlags {
     web: Option<std::net::SocketAddr>,
 }
 
+/// `c4sim run FILE`: the library's one entry point does the rest.
 fn run(file: &std::path::Path, flags: RunFlags) -> Result<(), ModeError> {
-    let mut sc = scenario::load(file)?;
-    apply_run_flags(&mut sc, &flags).map_err(|why| ModeError::Usage(format!("{}: {why}", file.display())))?;
-    run_scenario(&sc, flags)
-}
-
-/// Checks that `flags` fit the scenario's mode and applies `--out`; the
-/// error says which flag does not fit.
-fn apply_run_flags(sc: &mut Scenario, flags: &RunFlags) -> Result<(), &'static str> {
-    let RunFlags {
-        fresh,
-        out,
-        role,
-        worker,
-        shard,
-        web,
-        ..
-    } = flags;
-    if let Some(dir) = out {
-        match sc.mode {
-            Mode::Train => sc.train.get_or_insert_with(Default::default).out = Some(dir.clone()),
-            Mode::Tournament => sc.report.get_or_insert_with(Default::default).dir = Some(dir.clone()),
-            _ => return Err("--out names where a tournament or a training run writes"),
-        }
-    }
-    if (role.is_some() || worker.is_some()) && sc.mode != Mode::Train {
-        return Err("--role and --worker split a `mode: train` run only");
-    }
-    if worker.is_some() && role.as_deref() != Some("selfplay") {
-        return Err("--worker names a `--role selfplay` worker");
-    }
-    if sc.mode == Mode::Train && *fresh && role.as_deref() == Some("selfplay") {
-        return Err("--fresh starts a run over: give it to the trainer (or a single-process run), not to a worker");
-    }
-    if shard.is_some() && sc.mode != Mode::Tournament {
-        return Err("--shard splits a `mode: tournament` run only");
-    }
-    if web.is_some() && !matches!(sc.mode, Mode::Tournament | Mode::Serve) {
-        return Err("--web shows a `mode: tournament` or `mode: serve` run only");
-    }
-    Ok(())
-}
-
-/// Runs a loaded scenario in its mode, as `flags` ask.
-fn run_scenario(sc: &Scenario, flags: RunFlags) -> Result<(), ModeError> {
-    let RunFlags {
-        json,
-        fresh,
-        role,
-        worker,
-        shard,
-        web,
-        ..
-    } = flags;
-    match sc.mode {
-        Mode::Tournament => match web {
-            None => c4sim::tournament::run_tournament_with(sc, json, fresh, shard),
-            Some(bind) => match c4sim::web::watch_in_thread(bind, sc.name.clone(), "tournament", None) {
-                Ok((addr, sink)) => {
-                    eprintln!("Watch the tournament at http://{addr}/#watch");
-                    c4sim::tournament::run_tournament_watched(sc, json, fresh, shard, vec![sink])
-                }
-                Err(e) => Err(ModeError::Failed(e)),
-            },
-        },
-        Mode::Match => run_match_mode(sc, json),
-        Mode::Train => match role.as_deref() {
-            None => c4sim::train::run_train_as(sc, json, c4sim::train::Role::Single, fresh),
-            Some("trainer") => c4sim::train::run_train_as(sc, json, c4sim::train::Role::Trainer, fresh),
-            _ => c4sim::train::run_worker(sc, worker, json),
-        },
-        Mode::Serve => match web {
-            None => c4sim::net::run_serve(sc, json),
-            Some(bind) => serve_watched(
-                c4sim::net::server::ServeConfig {
-                    settings: sc.server.clone().unwrap_or_default(),
-                    max_invalid: sc.limits.max_invalid_moves,
-                    seed: sc.seed,
-                    json,
-                },
-                bind,
-            ),
-        },
-        Mode::Join => c4sim::net::run_join(sc, json),
-        Mode::Web => c4sim::web::run_web(sc),
-    }
+    let sc = scenario::load(file)?;
+    let opts = c4sim::run::RunOptions {
+        json: flags.json,
+        fresh: flags.fresh,
+        out: flags.out,
+        role: flags.role,
+        worker: flags.worker,
+        shard: flags.shard,
+        web: flags.web,
+    };
+    c4sim::run::run_scenario(sc, &opts).map(drop)
 }
 
 /// The one place that turns how a mode ended into the process exit code:
@@ -443,22 +369,6 @@ fn exit_code(r: Result<(), ModeError>) -> u8 {
             }
         }
     }
-}
-
-fn run_match_mode(sc: &scenario::Scenario, json: bool) -> Result<(), ModeError> {
-    let out = Output::for_scenario(sc, json);
-    run_mode(async { Ok(run_match(sc, out).await.map(drop)?) }, || {
-        "Interrupted.".into()
-    })
-}
-
-/// `serve --web ADDR` and a `mode: serve` scenario run with `--web ADDR`:
-/// the lobby server, its matches shown on a page.
-fn serve_watched(cfg: c4sim::net::server::ServeConfig, bind: std::net::SocketAddr) -> Result<(), ModeError> {
-    let (addr, sink) =
-        c4sim::web::watch_in_thread(bind, "Lobby matches".into(), "lobby", None).map_err(ModeError::Failed)?;
-    eprintln!("Watch the lobby's matches at http://{addr}/#watch");
-    c4sim::net::server::serve_watched(cfg, vec![sink])
 }
 
 /// `--player SPEC` and `--board RxCxW` of `web` and `analyze`.

@@ -257,6 +257,34 @@ impl AlphaZeroBot {
         Ok(Self::with_evaluator(source, meta.board, simulations, eval))
     }
 
+    /// The board the network was trained for.
+    pub fn board(&self) -> BoardMeta {
+        self.board
+    }
+
+    /// The network's raw answer for `n` encoded positions (`az::encode`'s
+    /// planes): `n·cols` logits and `n` values, from the mover's view.
+    pub fn evaluate_planes(&mut self, planes: &[f32], n: usize) -> (Vec<f32>, Vec<f32>) {
+        let (mut logits, mut values) = (Vec::new(), Vec::new());
+        self.eval.evaluate(planes, n, &mut logits, &mut values);
+        (logits, values)
+    }
+
+    /// Each column's share of the root's visits after a fresh search of the
+    /// position after `moves` (the search kept from an earlier call is
+    /// dropped, so the answer does not depend on what was asked before).
+    pub fn visit_shares(&mut self, moves: &[usize]) -> Result<Vec<f32>, String> {
+        let cfg =
+            BoardConfig::new(self.board.rows, self.board.cols, self.board.win_length).map_err(|e| e.to_string())?;
+        // Refuses a full column, one out of range, or moves that end the game.
+        let game = crate::game::Game::with_opening(cfg, 2, 1, moves).map_err(|e| e.to_string())?;
+        self.new_game(0);
+        let view = TurnView::of(&game, 0, moves.len() % 2, &crate::game::DEFAULT_LETTERS, None);
+        let (_, info) = self.decide(&view)?;
+        let total: u32 = info.visits.iter().sum();
+        Ok(info.visits.iter().map(|&v| v as f32 / total.max(1) as f32).collect())
+    }
+
     /// The refusal for a board the model was not trained for.
     fn check_board(&self, cfg: BoardConfig) -> Result<(), String> {
         board_fits(&self.source, self.board, cfg)

@@ -99,6 +99,8 @@ pub fn load_model(model: &Path, device: &candle_core::Device) -> Result<(Meta, c
 /// training output directory (its latest checkpoint), or a file inside a
 /// checkpoint directory (`model.safetensors`).
 pub fn resolve_model(path: &Path) -> Result<PathBuf, ModelError> {
+    let found = crate::util::data::find(path);
+    let path = found.as_path();
     if path.join(META_FILE).is_file() {
         return Ok(path.to_path_buf());
     }

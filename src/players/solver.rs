@@ -231,7 +231,7 @@ fn read_file<T>(
     parse: fn(&[u8]) -> Result<T, crate::solver::book::BookFileError>,
 ) -> Result<T, String> {
     let at = |e: &dyn std::fmt::Display| format!("{what} {}: {e}", path.display());
-    parse(&std::fs::read(path).map_err(|e| at(&e))?).map_err(|e| at(&e))
+    parse(&std::fs::read(crate::util::data::find(path)).map_err(|e| at(&e))?).map_err(|e| at(&e))
 }
 
 /// The best column of `scores` and its score, ties to the centre-most

@@ -27,6 +27,11 @@ fn profile_keys() -> Vec<&'static str> {
     every_key()
 }
 
+/// The profiles an installed copy ships (`util::data`), if any.
+fn installed_profiles() -> Option<PathBuf> {
+    crate::util::data::root().map(|r| r.join("players"))
+}
+
 /// Where `use: NAME` looks for `NAME.yaml` (then `NAME.yml`), in order.
 pub(crate) struct ProfileLookup {
     dirs: Vec<PathBuf>,
@@ -41,16 +46,20 @@ impl ProfileLookup {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        Self::new(vec![
+        let mut dirs = vec![
             dir.join("players"),
             dir.join("..").join("players"),
             PathBuf::from("players"),
-        ])
+        ];
+        dirs.extend(installed_profiles());
+        Self::new(dirs)
     }
 
-    /// Only `./players` (for `--player`).
+    /// `./players`, then the shipped profiles of an installed copy (for `--player`).
     pub fn cwd_only() -> Self {
-        Self::new(vec![PathBuf::from("players")])
+        let mut dirs = vec![PathBuf::from("players")];
+        dirs.extend(installed_profiles());
+        Self::new(dirs)
     }
 
     #[cfg(test)]

@@ -154,8 +154,8 @@ pub fn write_reports(
     Ok(())
 }
 
-/// `mode: tournament`.
-pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> Result<(), ModeError> {
+/// `mode: tournament`: the report as `report.json` holds it.
+pub fn run_tournament(sc: &Scenario, json: bool, fresh: bool) -> Result<Option<serde_json::Value>, ModeError> {
     run_tournament_with(sc, json, fresh, None)
 }
 
@@ -165,20 +165,21 @@ pub fn run_tournament_with(
     json: bool,
     fresh: bool,
     shard: Option<shard::Shard>,
-) -> Result<(), ModeError> {
+) -> Result<Option<serde_json::Value>, ModeError> {
     run_tournament_watched(sc, json, fresh, shard, Vec::new())
 }
 
 /// [`run_tournament_with`], showing itself to `watch` as it goes: every
 /// game's events, and the standings ([`GameEvent::Summary`]) at the start
-/// and after each game (`c4sim run FILE --web ADDR`).
+/// and after each game (`c4sim run FILE --web ADDR`). Returns the report
+/// as `report.json` holds it (`None` for a shard: `c4sim report` merges).
 pub fn run_tournament_watched(
     sc: &Scenario,
     json: bool,
     fresh: bool,
     shard: Option<shard::Shard>,
     watch: Vec<Recipient<GameEvent>>,
-) -> Result<(), ModeError> {
+) -> Result<Option<serde_json::Value>, ModeError> {
     let t = sc.tournament.clone().unwrap_or_default();
     let rs = sc.report.clone().unwrap_or_default();
     let dir = rs.dir_for(&sc.path);
@@ -242,10 +243,10 @@ pub fn run_tournament_watched(
     let saved = lines.borrow().len();
     if let Some(s) = shard {
         say_shard_done(s, &dir, saved, total, &sc.path, json);
-        return Ok(());
+        return Ok(None);
     }
     let all = lines.borrow().clone();
-    finish(sc, &dir, &names, all, sprt.as_ref(), total, json)
+    finish(sc, &dir, &names, all, sprt.as_ref(), total, json).map(Some)
 }
 
 /// The openings and the games of this run (of its shard, with `--shard`),
@@ -378,7 +379,7 @@ fn finish(
     sprt: Option<&sprt::Sequential>,
     total: u64,
     json: bool,
-) -> Result<(), ModeError> {
+) -> Result<serde_json::Value, ModeError> {
     let t = sc.tournament.clone().unwrap_or_default();
     let rs = sc.report.clone().unwrap_or_default();
     let anchor = t
@@ -409,7 +410,7 @@ fn finish(
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{}\nReport written to {}", report::markdown(&rep), dir.display());
     }
-    Ok(())
+    Ok(report::json_value(&rep))
 }
 
 /// Each player's wins, draws and losses in `games`, in player order.

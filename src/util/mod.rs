@@ -1,6 +1,7 @@
 //! The ground floor: small helpers every layer may use. Nothing here
 //! imports anything else from the crate.
 
+pub mod data;
 pub mod seed;
 
 /// The cores this process may use (1 when the system cannot tell): the

@@ -40,6 +40,10 @@ pub const WEB_AI_2: u64 = 0x77eb_0a12;
 pub const SELF_PLAY_WORKER: u64 = 0x5e1f_0a0b;
 pub const SELF_PLAY_BATCH: u64 = 0x5e1f_0ba7;
 
+/// A batched environment's random legal actions, per env (`rl::vector`).
+pub const VECTOR_ACTIONS: u64 = 0x007e_c0a1;
+/// A batched environment's opponent, per env game (`rl::vector`).
+pub const VECTOR_OPPONENT: u64 = 0x007e_c0b0;
 /// The seed of thing `index` in `stream`, derived from `base`
 /// (splitmix64's finaliser: nearby inputs give unrelated outputs).
 pub fn derive(base: u64, index: u64, stream: u64) -> u64 {
@@ -69,6 +73,8 @@ mod tests {
             WEB_AI,
             SELF_PLAY_WORKER,
             SELF_PLAY_BATCH,
+            VECTOR_ACTIONS,
+            VECTOR_OPPONENT,
         ];
         let mut seen = std::collections::BTreeSet::new();
         for stream in s {

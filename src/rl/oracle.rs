@@ -1,0 +1,192 @@
+//! The engines as oracles for learning agents, on batches of positions: the
+//! perfect solver's every-column scores (the score book first on 6×7, as
+//! `analyze` and the page do), and the AlphaZero network's policy and value
+//! on observations as the environments give them.
+
+use crate::az::encode::PLANES;
+use crate::az::mcts::masked_softmax;
+use crate::game::BoardConfig;
+use crate::players::alphazero::AlphaZeroBot;
+use crate::players::solver::read_scores;
+use crate::solver::scores::ScoreBook;
+use crate::solver::Solver;
+use std::path::Path;
+use std::sync::Arc;
+
+/// A full column in a score row.
+pub const FULL: i32 = -1000;
+/// A column not proven within the node budget (never a guess).
+pub const UNKNOWN: i32 = -999;
+/// The shipped score book, looked up like every shipped file (`util::data`).
+pub const SHIPPED_SCORES: &str = "models/solver-scores-6x7.bin";
+/// Table entries (as a power of two) of each thread's solver: the `solver` profile's.
+pub const TABLE_LOG2: u32 = 24;
+
+/// Why a position of a batch was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("position {index}: {why}")]
+pub struct PositionError {
+    pub index: usize,
+    pub why: String,
+}
+
+/// Every-column scores of many positions, one solver per thread.
+pub struct SolverOracle {
+    cfg: BoardConfig,
+    nodes: Option<u64>,
+    solvers: Vec<Solver>,
+    book: Option<Arc<ScoreBook>>,
+}
+
+impl SolverOracle {
+    /// `threads` 0 is one per core; `nodes` caps each column's search.
+    /// On 6×7 the shipped score book answers early positions when it is found.
+    pub fn new(cfg: BoardConfig, nodes: Option<u64>, threads: usize) -> Result<SolverOracle, String> {
+        let threads = crate::util::threads_or_cores(threads as u32);
+        let solvers = (0..threads)
+            .map(|_| Solver::new(cfg, TABLE_LOG2))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        let book = match read_scores(Path::new(SHIPPED_SCORES)) {
+            Ok(b) if b.fits(cfg) => Some(Arc::new(b)),
+            _ => None,
+        };
+        Ok(SolverOracle {
+            cfg,
+            nodes,
+            solvers,
+            book,
+        })
+    }
+
+    pub fn config(&self) -> BoardConfig {
+        self.cfg
+    }
+
+    /// Writes every column's score of each position into `out`
+    /// (`positions.len()·cols`, [`FULL`] and [`UNKNOWN`] marked); the
+    /// positions are split over the threads, each its own solver.
+    pub fn scores(&mut self, positions: &[Vec<usize>], out: &mut [i32]) -> Result<(), PositionError> {
+        let cols = self.cfg.cols;
+        assert_eq!(out.len(), positions.len() * cols);
+        // Every position is checked before any is solved.
+        let solver = &self.solvers[0];
+        let checked = positions
+            .iter()
+            .enumerate()
+            .map(|(index, m)| {
+                solver.position(m).map_err(|e| PositionError {
+                    index,
+                    why: e.to_string(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let chunk = checked.len().div_ceil(self.solvers.len()).max(1);
+        let (nodes, book) = (self.nodes, self.book.as_deref());
+        std::thread::scope(|s| {
+            for ((solver, pos), out) in self
+                .solvers
+                .iter_mut()
+                .zip(checked.chunks(chunk))
+                .zip(out.chunks_mut(chunk * cols))
+            {
+                s.spawn(move || {
+                    for (p, row) in pos.iter().zip(out.chunks_mut(cols)) {
+                        let scores = book
+                            .and_then(|b| b.column_scores(solver, p))
+                            .unwrap_or_else(|| solver.scores(p, nodes));
+                        for (c, (dst, s)) in row.iter_mut().zip(scores).enumerate() {
+                            *dst = match s {
+                                Some(s) => s,
+                                None if solver.can_play(p, c) => UNKNOWN,
+                                None => FULL,
+                            };
+                        }
+                    }
+                });
+            }
+        });
+        Ok(())
+    }
+}
+
+/// A best column of a score row (ties to the centre-most, as the solver
+/// player picks), or `None` when no column is proven.
+pub fn best_column(row: &[i32]) -> Option<usize> {
+    let cols = row.len();
+    let mut order: Vec<usize> = (0..cols).collect();
+    order.sort_by_key(|&c| (2 * c).abs_diff(cols - 1));
+    order
+        .into_iter()
+        .filter(|&c| row[c] != FULL && row[c] != UNKNOWN)
+        .max_by_key(|&c| (row[c], std::cmp::Reverse((2 * c).abs_diff(cols - 1))))
+}
+
+/// The network's policy over the legal columns and its value for `n`
+/// observations (`n·rows·cols·2` int8, row 0 the top row, channel 0 the
+/// mover's pieces): `(n·cols policy, n values)`.
+pub fn policy_value(bot: &mut AlphaZeroBot, obs: &[i8], n: usize) -> (Vec<f32>, Vec<f32>) {
+    let b = bot.board();
+    let (rows, cols) = (b.rows, b.cols);
+    let cells = rows * cols;
+    let mut planes = vec![0f32; n * cells * PLANES];
+    let mut legal = vec![0u32; n];
+    for (k, (o, p)) in obs.chunks(cells * 2).zip(planes.chunks_mut(cells * PLANES)).enumerate() {
+        for r in 0..rows {
+            for c in 0..cols {
+                // The network's planes count rows from the bottom.
+                let from = ((rows - 1 - r) * cols + c) * 2;
+                let to = (r * cols + c) * PLANES;
+                p[to] = f32::from(o[from]);
+                p[to + 1] = f32::from(o[from + 1]);
+                p[to + 2] = 1.0;
+            }
+        }
+        for c in 0..cols {
+            if o[c * 2] == 0 && o[c * 2 + 1] == 0 {
+                legal[k] |= 1 << c;
+            }
+        }
+    }
+    let (logits, values) = bot.evaluate_planes(&planes, n);
+    let mut policy = vec![0f32; n * cols];
+    for (k, (l, p)) in logits.chunks(cols).zip(policy.chunks_mut(cols)).enumerate() {
+        masked_softmax(l, legal[k], p);
+    }
+    (policy, values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_mark_full_and_unproven_columns_and_agree_across_threads() {
+        let cfg = BoardConfig::new(4, 5, 4).unwrap();
+        // Column 0 full; the rest open.
+        let positions = vec![vec![0, 0, 0, 0], vec![], vec![2, 2, 1]];
+        let mut one = SolverOracle::new(cfg, None, 1).unwrap();
+        let mut a = vec![0; 15];
+        one.scores(&positions, &mut a).unwrap();
+        assert_eq!(a[0], FULL);
+        assert!(a.iter().all(|&s| s != UNKNOWN));
+        let mut two = SolverOracle::new(cfg, None, 2).unwrap();
+        let mut b = vec![0; 15];
+        two.scores(&positions, &mut b).unwrap();
+        assert_eq!(a, b);
+        // A budget of one node proves nothing on the empty board.
+        let mut tiny = SolverOracle::new(cfg, Some(1), 1).unwrap();
+        tiny.scores(&positions[1..2], &mut b[..5]).unwrap();
+        assert!(b[..5].contains(&UNKNOWN), "{:?}", &b[..5]);
+        let err = one.scores(&[vec![], vec![9]], &mut a[..10]).unwrap_err();
+        assert_eq!(err.index, 1);
+    }
+
+    #[test]
+    fn the_best_column_prefers_the_centre_on_ties_and_skips_marks() {
+        assert_eq!(best_column(&[1, 1, 1]), Some(1));
+        assert_eq!(best_column(&[2, 1, FULL]), Some(0));
+        assert_eq!(best_column(&[UNKNOWN, FULL, UNKNOWN]), None);
+        assert_eq!(best_column(&[0, UNKNOWN, 0, -1]), Some(2));
+    }
+}
