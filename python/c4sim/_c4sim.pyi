@@ -15,9 +15,11 @@ import numpy.typing as npt
 
 __version__: str
 
-Position = Union[str, Sequence[int]]
+Position = Union[str, Sequence[int], npt.NDArray[np.integer]]
 """A position: a move string with columns from 1 (``"4453"``; ``""`` is the
-empty board) or a sequence of 0-based columns (``[3, 3, 4, 2]``)."""
+empty board) or a sequence (or numpy array) of 0-based columns
+(``[3, 3, 4, 2]``), where trailing −1s are padding (an env's
+``infos["final_moves"]`` row is a position)."""
 
 PlayerSpec = Union[str, Mapping[str, Any]]
 """A player in the scenario files' syntax: a dict (``{"kind": "minimax",
@@ -90,7 +92,12 @@ class VectorEnv:
     the opponent's reply; rewards are the agent's, observations the agent's
     view. The agent moves first in an env's even-numbered games (0, 2, …) and
     second in the others (the opponent's first move is made at reset).
-    ``threads`` (0: one per core) splits the batch over cores."""
+    ``threads`` (0: one per core) splits the batch over cores.
+
+    ``copy=False`` hands out the same arrays at every step and reset,
+    overwritten in place (as Gymnasium's vector envs' ``copy=False``): no
+    allocation per step; copy what you keep (``obs["observation"].copy()``).
+    Truncations are always all False (a game always ends)."""
 
     def __init__(
         self,
@@ -101,6 +108,7 @@ class VectorEnv:
         seed: int = 0,
         opponent: PlayerSpec | None = None,
         threads: int = 0,
+        copy: bool = True,
     ) -> None: ...
     @property
     def num_envs(self) -> int: ...
@@ -139,11 +147,17 @@ class Solver:
         rows: int = 6,
         cols: int = 7,
         win_length: int = 4,
-    ) -> None: ...
+        table_log2: int | None = None,
+    ) -> None:
+        """``threads`` solvers (0: one per core) take the positions one at a
+        time; ``table_log2`` sizes each one's transposition table (2**n
+        entries of 8 bytes; None: 22, as ``c4sim analyze`` uses; at most 30)."""
     def scores(self, positions: Sequence[Position]) -> npt.NDArray[np.int32]:
         """(N, cols) int32: every column's exact score in each position."""
     def best_moves(self, positions: Sequence[Position]) -> npt.NDArray[np.int64]:
-        """(N,) int64: a best column (0-based) of each position; −1 where none is proven."""
+        """(N,) int64: a best column (0-based) of each position (ties go to the
+        centre-most); −1 where a column is not proven within ``nodes`` (an
+        unproven column might be the best: never a guess) or none is open."""
 
 class AlphaZero:
     """c4sim's AlphaZero network (``model=None``: the shipped 6×7 network)."""

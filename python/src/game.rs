@@ -2,7 +2,7 @@
 //! (`c4sim::game::Game`), for the PettingZoo drop-in and anyone who wants
 //! one game at a time.
 
-use crate::value_error;
+use crate::{value_error, Int};
 use c4sim::game::{Answer, BoardConfig, Game as Referee};
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods};
 use pyo3::prelude::*;
@@ -25,9 +25,9 @@ impl Game {
 #[pymethods]
 impl Game {
     #[new]
-    #[pyo3(signature = (rows = 6, cols = 7, win_length = 4))]
-    fn new(rows: usize, cols: usize, win_length: usize) -> PyResult<Self> {
-        let cfg = crate::board(rows, cols, win_length)?;
+    #[pyo3(signature = (rows = Int(6), cols = Int(7), win_length = Int(4)))]
+    fn new(rows: Int<usize>, cols: Int<usize>, win_length: Int<usize>) -> PyResult<Self> {
+        let cfg = crate::board(rows.0, cols.0, win_length.0)?;
         Ok(Game {
             cfg,
             game: Referee::new(cfg, 2, 1),
@@ -67,12 +67,14 @@ impl Game {
         self.game = Referee::new(self.cfg, 2, 1);
     }
 
-    fn is_legal(&self, column: i64) -> bool {
+    fn is_legal(&self, column: Int<i64>) -> bool {
+        let column = column.0;
         !self.game.is_over() && self.game.board().check(column).is_ok()
     }
 
     /// 0 the game goes on, 1 the mover made a line, 2 a draw.
-    fn play(&mut self, column: i64) -> PyResult<u8> {
+    fn play(&mut self, column: Int<i64>) -> PyResult<u8> {
+        let column = column.0;
         if self.game.is_over() {
             return Err(value_error("the game is over"));
         }
@@ -120,7 +122,8 @@ impl Game {
     }
 
     /// (rows, cols, 2): channel 0 `seat`'s pieces, channel 1 the other's.
-    fn observation<'py>(&self, py: Python<'py>, seat: usize) -> PyResult<Bound<'py, PyArray3<i8>>> {
+    fn observation<'py>(&self, py: Python<'py>, seat: Int<usize>) -> PyResult<Bound<'py, PyArray3<i8>>> {
+        let seat = seat.0;
         if seat > 1 {
             return Err(value_error(format!("seat is 0 or 1, not {seat}")));
         }

@@ -11,13 +11,58 @@ mod run;
 mod vector;
 
 use c4sim::game::BoardConfig;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PySequence, PyString};
+use pyo3::types::PyString;
 
 /// Any displayable error as `ValueError`.
 pub(crate) fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
+}
+
+/// An integer argument whose out-of-range values are `ValueError`s saying
+/// what is allowed (pyo3 alone raises `OverflowError` for `-1` where Rust
+/// wants a `usize`); pyo3 adds the argument's name as a note.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Int<T>(pub T);
+
+/// The range an [`Int`] accepts, for its message.
+pub(crate) trait Range {
+    const MIN: i128;
+    const MAX: u128;
+}
+macro_rules! range {
+    ($($t:ty),*) => {$(impl Range for $t {
+        const MIN: i128 = <$t>::MIN as i128;
+        const MAX: u128 = <$t>::MAX as u128;
+    })*};
+}
+range!(usize, u64, u32, i64);
+
+impl<'a, 'py, T> FromPyObject<'a, 'py> for Int<T>
+where
+    T: FromPyObject<'a, 'py> + Range,
+    T::Error: Into<PyErr>,
+{
+    type Error = PyErr;
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        match obj.extract::<T>() {
+            Ok(v) => Ok(Int(v)),
+            Err(e) => {
+                let e: PyErr = e.into();
+                if e.is_instance_of::<PyOverflowError>(obj.py()) {
+                    let text = obj.str().map(|t| t.to_string()).unwrap_or_default();
+                    Err(PyValueError::new_err(format!(
+                        "{text} is out of range: a whole number from {} to {} is allowed",
+                        T::MIN,
+                        T::MAX
+                    )))
+                } else {
+                    Err(e)
+                }
+            }
+        }
+    }
 }
 
 /// A board from the `rows`, `cols`, `win_length` keywords.
@@ -32,17 +77,28 @@ pub(crate) fn position(obj: &Bound<'_, PyAny>, cols: usize) -> PyResult<Vec<usiz
     if let Ok(s) = obj.cast::<PyString>() {
         return c4sim::game::openings::parse_move_string(&s.to_cow()?, cols).map_err(value_error);
     }
-    let seq = obj.cast::<PySequence>().map_err(|_| {
+    // Any iterable of ints: a list, a tuple, a numpy row (a replayed
+    // `final_moves` row, say).
+    let items = obj.try_iter().map_err(|_| {
         PyTypeError::new_err(format!(
             "a position is a move string like \"4453\" or a sequence of 0-based columns, not {}",
             obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
         ))
     })?;
-    let mut moves = Vec::with_capacity(seq.len()?);
-    for item in seq.try_iter()? {
+    let mut moves = Vec::new();
+    let mut padded = false;
+    for item in items {
         let c: i64 = item?
             .extract()
             .map_err(|_| PyTypeError::new_err("a column is an int"))?;
+        // Trailing −1s are padding, as in the envs' `final_moves` rows.
+        if c == -1 {
+            padded = true;
+            continue;
+        }
+        if padded {
+            return Err(PyValueError::new_err("a column follows the −1 padding"));
+        }
         if c < 0 || c >= cols as i64 {
             return Err(PyValueError::new_err(format!("column {c} is out of range (0..{cols})")));
         }
@@ -59,10 +115,8 @@ pub(crate) fn positions(obj: &Bound<'_, PyAny>, cols: usize) -> PyResult<Vec<Vec
             "positions is a list of positions: write [\"4453\"] for one",
         ));
     }
-    let seq = obj
-        .cast::<PySequence>()
-        .map_err(|_| PyTypeError::new_err("positions is a list of move strings or of column sequences"))?;
-    seq.try_iter()?
+    obj.try_iter()
+        .map_err(|_| PyTypeError::new_err("positions is a list of move strings or of column sequences"))?
         .enumerate()
         .map(|(i, p)| position(&p?, cols).map_err(|e| prefix(e, &format!("position {i}: "))))
         .collect()

@@ -2,7 +2,7 @@
 //! network on batches of positions (`c4sim::rl::oracle`), with the GIL
 //! released while they work.
 
-use crate::value_error;
+use crate::{value_error, Int};
 use c4sim::players::alphazero::AlphaZeroBot;
 use c4sim::rl::oracle::{self, SolverOracle};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray4, PyUntypedArrayMethods};
@@ -45,18 +45,22 @@ impl Solver {
     const UNKNOWN: i32 = oracle::UNKNOWN;
 
     #[new]
-    #[pyo3(signature = (nodes = None, threads = 0, rows = 6, cols = 7, win_length = 4))]
+    #[pyo3(signature = (nodes = None, threads = Int(0), rows = Int(6), cols = Int(7), win_length = Int(4), table_log2 = None))]
     fn new(
         py: Python<'_>,
-        nodes: Option<u64>,
-        threads: usize,
-        rows: usize,
-        cols: usize,
-        win_length: usize,
+        nodes: Option<Int<u64>>,
+        threads: Int<usize>,
+        rows: Int<usize>,
+        cols: Int<usize>,
+        win_length: Int<usize>,
+        table_log2: Option<Int<u32>>,
     ) -> PyResult<Self> {
+        let table_log2 = table_log2.map(|t| t.0);
+        let (rows, cols, win_length) = (rows.0, cols.0, win_length.0);
         let cfg = crate::board(rows, cols, win_length)?;
+        let (nodes, threads) = (nodes.map(|n| n.0), threads.0);
         let oracle = py
-            .detach(|| SolverOracle::new(cfg, nodes, threads))
+            .detach(|| SolverOracle::new(cfg, nodes, threads, table_log2))
             .map_err(PyValueError::new_err)?;
         Ok(Solver {
             oracle: Mutex::new(oracle),
@@ -99,8 +103,9 @@ const SHIPPED_MODEL: &str = "models/connect4-6x7";
 #[pymethods]
 impl AlphaZero {
     #[new]
-    #[pyo3(signature = (model = None, simulations = 800, threads = 0))]
-    fn new(py: Python<'_>, model: Option<PathBuf>, simulations: u32, threads: u32) -> PyResult<Self> {
+    #[pyo3(signature = (model = None, simulations = Int(800), threads = Int(0)))]
+    fn new(py: Python<'_>, model: Option<PathBuf>, simulations: Int<u32>, threads: Int<u32>) -> PyResult<Self> {
+        let (simulations, threads) = (simulations.0, threads.0);
         let model = model.unwrap_or_else(|| PathBuf::from(SHIPPED_MODEL));
         let threads = (threads > 0).then_some(threads);
         let bot = py

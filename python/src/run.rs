@@ -24,9 +24,10 @@ pub fn run<'py>(
     json: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sc = if scenario.is_instance_of::<PyDict>() {
-        // A dict is the file's keys; JSON is YAML, so the scenario parser reads it.
+        // A dict is the file's keys; JSON is YAML, so the scenario parser reads
+        // it (named `scenario.yaml` in messages and default report folders).
         let text = crate::to_json(scenario)?;
-        c4sim::scenario::parse_str(&text, Path::new("<dict>.yaml"))
+        c4sim::scenario::parse_str(&text, Path::new("scenario.yaml"))
     } else {
         let path: PathBuf = if let Ok(s) = scenario.cast::<PyString>() {
             PathBuf::from(s.to_cow()?.as_ref())
@@ -45,7 +46,12 @@ pub fn run<'py>(
     let outcome = py.detach(|| run_scenario(sc, &opts)).map_err(|e| match e {
         ModeError::Usage(m) => PyValueError::new_err(m),
         ModeError::Failed(m) => PyRuntimeError::new_err(m),
-        ModeError::Interrupted(m) => PyKeyboardInterrupt::new_err(m.trim().to_string()),
+        ModeError::Interrupted(m) => {
+            // The Ctrl-C also reached Python's own handler; consume that
+            // pending interrupt, so the caller sees one KeyboardInterrupt.
+            let _ = py.check_signals();
+            PyKeyboardInterrupt::new_err(m.trim().to_string())
+        }
     })?;
     let d = PyDict::new(py);
     match outcome {

@@ -1,7 +1,9 @@
 //! `c4sim.VectorEnv`: the engine's batched env (`c4sim::rl::vector`) with
-//! numpy arrays in and out. Each step's arrays are new numpy arrays that the
-//! engine writes in place, with the GIL released; nothing is copied after.
+//! numpy arrays in and out. Each step's arrays are new numpy arrays (or,
+//! with `copy=False`, the same ones each time) that the engine writes in
+//! place with the GIL released; nothing is copied after.
 
+use crate::Int;
 use c4sim::rl::vector::{StepOut, VecEnv};
 use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -13,10 +15,23 @@ use std::sync::Mutex;
 #[pyclass(module = "c4sim._c4sim")]
 pub struct VectorEnv {
     env: Mutex<VecEnv>,
+    /// `copy=False`: the arrays every step writes again (made at the first).
+    kept: Option<Mutex<Option<Kept>>>,
     n: usize,
     rows: usize,
     cols: usize,
     win_length: usize,
+}
+
+/// The arrays a `copy=False` env hands out again and again.
+struct Kept {
+    obs: Py<PyArray4<i8>>,
+    mask: Py<PyArray2<i8>>,
+    rewards: Py<PyArray1<f32>>,
+    terminated: Py<PyArray1<bool>>,
+    truncated: Py<PyArray1<bool>>,
+    final_moves: Py<PyArray2<i8>>,
+    final_len: Py<PyArray1<i32>>,
 }
 
 /// The arrays of one step, made by numpy, written by the engine.
@@ -27,6 +42,8 @@ struct Arrays<'py> {
     terminated: Bound<'py, PyArray1<bool>>,
     final_moves: Bound<'py, PyArray2<i8>>,
     final_len: Bound<'py, PyArray1<i32>>,
+    /// Always all false: a game of Connect Four always ends.
+    truncated: Bound<'py, PyArray1<bool>>,
 }
 
 impl<'py> Arrays<'py> {
@@ -42,14 +59,44 @@ impl<'py> Arrays<'py> {
                 terminated: PyArray1::new(py, [n], false),
                 final_moves: PyArray2::new(py, [n, rows * cols], false),
                 final_len: PyArray1::new(py, [n], false),
+                truncated: PyArray1::zeros(py, [n], false),
             }
+        }
+    }
+
+    /// A `copy=False` env's arrays: the kept ones, made the first time.
+    fn kept(py: Python<'py>, kept: &Mutex<Option<Kept>>, n: usize, rows: usize, cols: usize) -> Self {
+        let mut k = kept.lock().unwrap_or_else(|e| e.into_inner());
+        let k = k.get_or_insert_with(|| {
+            let a = Arrays::new(py, n, rows, cols);
+            Kept {
+                obs: a.obs.unbind(),
+                mask: a.mask.unbind(),
+                rewards: a.rewards.unbind(),
+                terminated: a.terminated.unbind(),
+                truncated: a.truncated.unbind(),
+                final_moves: a.final_moves.unbind(),
+                final_len: a.final_len.unbind(),
+            }
+        });
+        Arrays {
+            obs: k.obs.bind(py).clone(),
+            mask: k.mask.bind(py).clone(),
+            rewards: k.rewards.bind(py).clone(),
+            terminated: k.terminated.bind(py).clone(),
+            truncated: k.truncated.bind(py).clone(),
+            final_moves: k.final_moves.bind(py).clone(),
+            final_len: k.final_len.bind(py).clone(),
         }
     }
 
     /// Runs `f` on the arrays' memory with the GIL released.
     fn fill<T: Send>(&self, py: Python<'py>, f: impl FnOnce(StepOut<'_>) -> T + Send) -> T {
         // SAFETY: the arrays were made just now and are not shared with
-        // Python code yet, so these are the only views of their memory.
+        // Python code yet, so these are the only views of their memory; or
+        // (`copy=False`) they are the env's kept arrays, which the caller
+        // agreed to let each step overwrite: the env's lock serialises the
+        // writers, and a reader racing a step reads numbers, never freed memory.
         let out = unsafe {
             StepOut {
                 obs: self.obs.as_slice_mut().expect("contiguous"),
@@ -76,6 +123,14 @@ impl<'py> Arrays<'py> {
 }
 
 impl VectorEnv {
+    /// This step's arrays: new ones, or with `copy=False` the kept ones.
+    fn arrays<'py>(&self, py: Python<'py>) -> Arrays<'py> {
+        match &self.kept {
+            Some(k) => Arrays::kept(py, k, self.n, self.rows, self.cols),
+            None => Arrays::new(py, self.n, self.rows, self.cols),
+        }
+    }
+
     fn env(&self) -> std::sync::MutexGuard<'_, VecEnv> {
         self.env.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -83,7 +138,7 @@ impl VectorEnv {
 
 /// The actions as an int64 vector: any integer array or sequence of the
 /// right length; floats, bools and other shapes are refused.
-fn actions(obj: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<i64>> {
+fn actions(obj: &Bound<'_, PyAny>, n: usize, cols: usize) -> PyResult<Vec<i64>> {
     let py = obj.py();
     let np = py.import("numpy")?;
     let arr = np.call_method1("asarray", (obj,))?;
@@ -100,6 +155,17 @@ fn actions(obj: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<i64>> {
             "actions must have shape ({n},), one column per env, not {shape:?}"
         )));
     }
+    if kind == "u" {
+        // Above i64's range a cast would wrap: name the column as given.
+        let big = np.call_method1("argmax", (arr.call_method1("__gt__", (i64::MAX as u64,))?,))?;
+        let env: usize = big.extract()?;
+        let col = arr.get_item(env)?;
+        if col.gt(i64::MAX as u64)? {
+            return Err(PyValueError::new_err(format!(
+                "env {env}: column {col} is out of range (0..{cols})"
+            )));
+        }
+    }
     let arr = arr.call_method1("astype", ("int64",))?;
     let a: PyReadonlyArray1<i64> = arr.extract()?;
     Ok(a.as_array().to_vec())
@@ -108,18 +174,21 @@ fn actions(obj: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<i64>> {
 #[pymethods]
 impl VectorEnv {
     #[new]
-    #[pyo3(signature = (num_envs, rows = 6, cols = 7, win_length = 4, seed = 0, opponent = None, threads = 0))]
+    #[pyo3(signature = (num_envs, rows = Int(6), cols = Int(7), win_length = Int(4), seed = Int(0), opponent = None, threads = Int(0), copy = true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        num_envs: usize,
-        rows: usize,
-        cols: usize,
-        win_length: usize,
-        seed: u64,
+        num_envs: Int<usize>,
+        rows: Int<usize>,
+        cols: Int<usize>,
+        win_length: Int<usize>,
+        seed: Int<u64>,
         opponent: Option<&Bound<'_, PyAny>>,
-        threads: usize,
+        threads: Int<usize>,
+        copy: bool,
     ) -> PyResult<Self> {
+        let (num_envs, rows, cols, win_length) = (num_envs.0, rows.0, cols.0, win_length.0);
+        let (seed, threads) = (seed.0, threads.0);
         let cfg = crate::board(rows, cols, win_length)?;
         let spec = opponent.map(crate::player_spec).transpose()?;
         if let Some(s) = &spec {
@@ -146,6 +215,7 @@ impl VectorEnv {
             .map_err(PyValueError::new_err)?;
         Ok(VectorEnv {
             env: Mutex::new(env),
+            kept: (!copy).then(|| Mutex::new(None)),
             n: num_envs,
             rows,
             cols,
@@ -175,8 +245,13 @@ impl VectorEnv {
     }
 
     #[pyo3(signature = (seed = None))]
-    fn reset<'py>(&self, py: Python<'py>, seed: Option<u64>) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-        let a = Arrays::new(py, self.n, self.rows, self.cols);
+    fn reset<'py>(
+        &self,
+        py: Python<'py>,
+        seed: Option<Int<u64>>,
+    ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+        let a = self.arrays(py);
+        let seed = seed.map(|s| s.0);
         a.fill(py, |out| self.env().reset(seed, out))
             .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
         a.obs_and_infos(py)
@@ -194,15 +269,14 @@ impl VectorEnv {
         Bound<'py, PyArray1<bool>>,
         Bound<'py, PyDict>,
     )> {
-        let actions = self::actions(actions, self.n)?;
-        let a = Arrays::new(py, self.n, self.rows, self.cols);
+        let actions = self::actions(actions, self.n, self.cols)?;
+        let a = self.arrays(py);
         a.fill(py, |out| self.env().step(&actions, out)).map_err(|e| match e {
             c4sim::rl::vector::StepError::Opponent { .. } => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
             _ => PyValueError::new_err(e.to_string()),
         })?;
         let (obs, infos) = a.obs_and_infos(py)?;
-        let truncations = PyArray1::<bool>::zeros(py, [self.n], false);
-        Ok((obs, a.rewards, a.terminated, truncations, infos))
+        Ok((obs, a.rewards, a.terminated, a.truncated, infos))
     }
 
     fn random_actions<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
@@ -215,7 +289,8 @@ impl VectorEnv {
         out
     }
 
-    fn moves(&self, env: usize) -> PyResult<Vec<usize>> {
+    fn moves(&self, env: Int<usize>) -> PyResult<Vec<usize>> {
+        let env = env.0;
         self.env()
             .moves(env)
             .ok_or_else(|| PyValueError::new_err(format!("env {env} is out of range (0..{})", self.n)))

@@ -188,6 +188,12 @@ pub struct Geometry<B: Bits> {
     pub windows: Vec<B>,
     /// For each cell, the indices of the windows through it.
     pub cell_windows: Vec<Vec<u32>>,
+    /// The same windows as masks, `per_cell` for each cell in one array
+    /// (cell `i`'s at `i * per_cell..`), a cell with fewer repeating its
+    /// first: the win check after every move reads a fixed count in one run,
+    /// with no indirection and no early exit to mispredict.
+    window_masks: Vec<B>,
+    per_cell: usize,
     /// The centre column (cols / 2).
     pub center: B,
     /// All cells.
@@ -230,10 +236,21 @@ impl<B: Bits> Geometry<B> {
                 full = full | B::bit(r * cfg.cols + c);
             }
         }
+        let per_cell = cell_windows.iter().map(Vec::len).max().unwrap_or(0).max(1);
+        let mut window_masks = Vec::with_capacity(per_cell * cell_windows.len());
+        for ws in &cell_windows {
+            // A repeat changes nothing; a cell in no window (none exists on
+            // a valid board) gets the whole board, which one side never fills.
+            let pad = ws.first().map_or(full, |&w| windows[w as usize]);
+            window_masks.extend(ws.iter().map(|&w| windows[w as usize]));
+            window_masks.extend(std::iter::repeat(pad).take(per_cell - ws.len()));
+        }
         Geometry {
             cfg,
             windows,
             cell_windows,
+            window_masks,
+            per_cell,
             center,
             full,
         }
@@ -247,10 +264,10 @@ impl<B: Bits> Geometry<B> {
     /// Whether `pieces` has a full window through cell `i`.
     #[inline]
     pub fn wins_through(&self, pieces: B, i: usize) -> bool {
-        self.cell_windows[i].iter().any(|&w| {
-            let m = self.windows[w as usize];
-            pieces & m == m
-        })
+        let span = i * self.per_cell..(i + 1) * self.per_cell;
+        self.window_masks[span]
+            .iter()
+            .fold(false, |won, &m| won | (pieces & m == m))
     }
 }
 
@@ -339,14 +356,19 @@ impl<B: Bits> Position<B> {
 
     /// A legal column drawn uniformly (the position must have one): one
     /// draw of `0..n` for the n legal columns, then the draw-th of them.
+    /// The pick walks every column with no data-dependent branch: a random
+    /// loop count mispredicts, and batched envs draw millions a second.
     pub fn random_legal_column(&self, geo: &Geometry<B>, rng: &mut impl rand::Rng) -> usize {
-        let mut m = self.legal_mask(geo);
-        let mut k = rng.gen_range(0..m.count_ones());
-        while k > 0 {
-            m &= m - 1;
-            k -= 1;
+        let rows = geo.cfg.rows as u8;
+        let open = self.heights[..geo.cfg.cols].iter().filter(|&&h| h < rows).count() as u32;
+        let k = rng.gen_range(0..open);
+        let (mut seen, mut pick) = (0u32, 0usize);
+        for (c, &h) in self.heights[..geo.cfg.cols].iter().enumerate() {
+            let legal = u32::from(h < rows);
+            pick = if legal == 1 && seen == k { c } else { pick };
+            seen += legal;
         }
-        m.trailing_zeros() as usize
+        pick
     }
 
     /// Plays a legal column: the returned position is from the opponent's view.

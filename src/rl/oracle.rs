@@ -7,9 +7,9 @@ use crate::az::encode::PLANES;
 use crate::az::mcts::masked_softmax;
 use crate::game::BoardConfig;
 use crate::players::alphazero::AlphaZeroBot;
-use crate::players::solver::read_scores;
+use crate::players::solver::{read_scores, DEFAULT_TABLE_LOG2};
 use crate::solver::scores::ScoreBook;
-use crate::solver::Solver;
+use crate::solver::{Solver, MAX_TABLE_LOG2};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -19,8 +19,6 @@ pub const FULL: i32 = -1000;
 pub const UNKNOWN: i32 = -999;
 /// The shipped score book, looked up like every shipped file (`util::data`).
 pub const SHIPPED_SCORES: &str = "models/solver-scores-6x7.bin";
-/// Table entries (as a power of two) of each thread's solver: the `solver` profile's.
-pub const TABLE_LOG2: u32 = 24;
 
 /// Why a position of a batch was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,12 +37,23 @@ pub struct SolverOracle {
 }
 
 impl SolverOracle {
-    /// `threads` 0 is one per core; `nodes` caps each column's search.
-    /// On 6×7 the shipped score book answers early positions when it is found.
-    pub fn new(cfg: BoardConfig, nodes: Option<u64>, threads: usize) -> Result<SolverOracle, String> {
+    /// `threads` 0 is one per core; `nodes` caps each column's search;
+    /// `table_log2` sizes each thread's table (None: the solver player's
+    /// default, as `c4sim analyze` uses). On 6×7 the shipped score book
+    /// answers early positions when it is found.
+    pub fn new(
+        cfg: BoardConfig,
+        nodes: Option<u64>,
+        threads: usize,
+        table_log2: Option<u32>,
+    ) -> Result<SolverOracle, String> {
         let threads = crate::util::threads_or_cores(threads as u32);
+        let table_log2 = table_log2.unwrap_or(DEFAULT_TABLE_LOG2);
+        if table_log2 > MAX_TABLE_LOG2 {
+            return Err(format!("table_log2 is at most {MAX_TABLE_LOG2}, got {table_log2}"));
+        }
         let solvers = (0..threads)
-            .map(|_| Solver::new(cfg, TABLE_LOG2))
+            .map(|_| Solver::new(cfg, table_log2))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| e.to_string())?;
         let book = match read_scores(Path::new(SHIPPED_SCORES)) {
@@ -81,44 +90,61 @@ impl SolverOracle {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let chunk = checked.len().div_ceil(self.solvers.len()).max(1);
-        let (nodes, book) = (self.nodes, self.book.as_deref());
-        std::thread::scope(|s| {
-            for ((solver, pos), out) in self
+        // Positions are handed out one at a time: a batch sorted by
+        // difficulty (as position sets often are) still keeps every thread busy.
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let (nodes, book, checked) = (self.nodes, self.book.as_deref(), &checked);
+        let rows: Vec<Vec<(usize, Vec<i32>)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
                 .solvers
                 .iter_mut()
-                .zip(checked.chunks(chunk))
-                .zip(out.chunks_mut(chunk * cols))
-            {
-                s.spawn(move || {
-                    for (p, row) in pos.iter().zip(out.chunks_mut(cols)) {
-                        let scores = book
-                            .and_then(|b| b.column_scores(solver, p))
-                            .unwrap_or_else(|| solver.scores(p, nodes));
-                        for (c, (dst, s)) in row.iter_mut().zip(scores).enumerate() {
-                            *dst = match s {
-                                Some(s) => s,
-                                None if solver.can_play(p, c) => UNKNOWN,
-                                None => FULL,
-                            };
+                .map(|solver| {
+                    let next = &next;
+                    s.spawn(move || {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(p) = checked.get(i) else { break done };
+                            let scores = book
+                                .and_then(|b| b.column_scores(solver, p))
+                                .unwrap_or_else(|| solver.scores(p, nodes));
+                            let row = (0..cols)
+                                .map(|c| match scores[c] {
+                                    Some(s) => s,
+                                    None if solver.can_play(p, c) => UNKNOWN,
+                                    None => FULL,
+                                })
+                                .collect();
+                            done.push((i, row));
                         }
-                    }
-                });
-            }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a solver thread panicked"))
+                .collect()
         });
+        for (i, row) in rows.into_iter().flatten() {
+            out[i * cols..(i + 1) * cols].copy_from_slice(&row);
+        }
         Ok(())
     }
 }
 
 /// A best column of a score row (ties to the centre-most, as the solver
-/// player picks), or `None` when no column is proven.
+/// player picks), or `None` when a column is not proven: an unproven
+/// column might be better than every proven one, and this never guesses.
 pub fn best_column(row: &[i32]) -> Option<usize> {
+    if row.contains(&UNKNOWN) {
+        return None;
+    }
     let cols = row.len();
     let mut order: Vec<usize> = (0..cols).collect();
     order.sort_by_key(|&c| (2 * c).abs_diff(cols - 1));
     order
         .into_iter()
-        .filter(|&c| row[c] != FULL && row[c] != UNKNOWN)
+        .filter(|&c| row[c] != FULL)
         .max_by_key(|&c| (row[c], std::cmp::Reverse((2 * c).abs_diff(cols - 1))))
 }
 
@@ -165,17 +191,17 @@ mod tests {
         let cfg = BoardConfig::new(4, 5, 4).unwrap();
         // Column 0 full; the rest open.
         let positions = vec![vec![0, 0, 0, 0], vec![], vec![2, 2, 1]];
-        let mut one = SolverOracle::new(cfg, None, 1).unwrap();
+        let mut one = SolverOracle::new(cfg, None, 1, None).unwrap();
         let mut a = vec![0; 15];
         one.scores(&positions, &mut a).unwrap();
         assert_eq!(a[0], FULL);
         assert!(a.iter().all(|&s| s != UNKNOWN));
-        let mut two = SolverOracle::new(cfg, None, 2).unwrap();
+        let mut two = SolverOracle::new(cfg, None, 2, Some(16)).unwrap();
         let mut b = vec![0; 15];
         two.scores(&positions, &mut b).unwrap();
         assert_eq!(a, b);
         // A budget of one node proves nothing on the empty board.
-        let mut tiny = SolverOracle::new(cfg, Some(1), 1).unwrap();
+        let mut tiny = SolverOracle::new(cfg, Some(1), 1, None).unwrap();
         tiny.scores(&positions[1..2], &mut b[..5]).unwrap();
         assert!(b[..5].contains(&UNKNOWN), "{:?}", &b[..5]);
         let err = one.scores(&[vec![], vec![9]], &mut a[..10]).unwrap_err();
@@ -183,10 +209,11 @@ mod tests {
     }
 
     #[test]
-    fn the_best_column_prefers_the_centre_on_ties_and_skips_marks() {
+    fn the_best_column_prefers_the_centre_on_ties_skips_full_and_never_guesses() {
         assert_eq!(best_column(&[1, 1, 1]), Some(1));
         assert_eq!(best_column(&[2, 1, FULL]), Some(0));
         assert_eq!(best_column(&[UNKNOWN, FULL, UNKNOWN]), None);
-        assert_eq!(best_column(&[0, UNKNOWN, 0, -1]), Some(2));
+        assert_eq!(best_column(&[0, UNKNOWN, 0, -1]), None);
+        assert_eq!(best_column(&[FULL, 0, FULL, -1]), Some(1));
     }
 }

@@ -15,7 +15,7 @@ use crate::game::{Answer, Board, BoardConfig, DEFAULT_LETTERS};
 use crate::players::{Strategy, TurnView};
 use crate::util::seed;
 use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use rand_pcg::Pcg64Mcg;
 
 /// Why a step was refused; nothing was played.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -82,12 +82,12 @@ struct Slot<B: Bits> {
     /// The observation from each seat's view, kept up to date move by move:
     /// a step copies one instead of drawing the board again.
     views: [Vec<i8>; 2],
-    rng: ChaCha8Rng,
+    rng: Pcg64Mcg,
     game: u64,
 }
 
 impl<B: Bits> Slot<B> {
-    fn new(cells: usize, rng: ChaCha8Rng) -> Self {
+    fn new(cells: usize, rng: Pcg64Mcg) -> Self {
         Slot {
             pos: Position::empty(),
             moves: Vec::with_capacity(cells),
@@ -171,8 +171,14 @@ impl VecEnv {
         for o in &opponents {
             o.fits(cfg)?;
         }
+        if !opponents.is_empty() && cfg.win_length == 1 {
+            // The opponent's opening move would win before the agent plays.
+            return Err("with an opponent, win_length must be at least 2".into());
+        }
+        // The calling thread steps the first chunk itself: the pool holds
+        // the other threads, so a step wakes one fewer.
         let pool = (threads > 1)
-            .then(|| rayon::ThreadPoolBuilder::new().num_threads(threads).build())
+            .then(|| rayon::ThreadPoolBuilder::new().num_threads(threads - 1).build())
             .transpose()
             .map_err(|e| e.to_string())?;
         let envs = with_width!(cfg, B => B::by_width::<EnvsAt>(Envs::<B> {
@@ -195,7 +201,7 @@ impl VecEnv {
         on_width!(&mut self.envs, e => {
             let cells = e.geo.cfg.cells();
             e.slots = (0..n)
-                .map(|i| Slot::new(cells, ChaCha8Rng::seed_from_u64(seed::derive(seed, i as u64, seed::VECTOR_ACTIONS))))
+                .map(|i| Slot::new(cells, Pcg64Mcg::seed_from_u64(seed::derive(seed, i as u64, seed::VECTOR_ACTIONS))))
                 .collect()
         });
     }
@@ -214,7 +220,7 @@ impl VecEnv {
 
     /// Threads a step uses.
     pub fn threads(&self) -> usize {
-        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
+        self.pool.as_ref().map_or(1, |p| p.current_num_threads() + 1)
     }
 
     /// Starts every env's game over; with `seed`, as a new env of that seed
@@ -234,7 +240,7 @@ impl VecEnv {
             let geo = &e.geo;
             for_chunks(pool, threads, &mut e.slots, opponents, out, cfg, |slots, mut opp, out, first| {
                 for (k, slot) in slots.iter_mut().enumerate() {
-                    if has_begun(slot) {
+                    if has_begun(slot, opp.is_some()) {
                         slot.game += 1;
                     }
                     out.rewards[k] = 0.0;
@@ -303,10 +309,12 @@ impl VecEnv {
     }
 }
 
-/// Whether a reset moves on to the env's next game (it has moves in it):
-/// a reset right after construction or a seeded reset keeps game 0.
-fn has_begun<B: Bits>(slot: &Slot<B>) -> bool {
-    !slot.moves.is_empty()
+/// Whether a reset moves on to the env's next game: the agent has moved in
+/// it. A reset right after construction, a seeded reset, or a second reset
+/// (the opponent's opening move does not count) keeps the game's number, so
+/// who moves first does not change.
+fn has_begun<B: Bits>(slot: &Slot<B>, with_opponent: bool) -> bool {
+    slot.moves.len() > usize::from(with_opponent && slot.game % 2 == 1)
 }
 
 /// Runs `work` over the slots in one chunk per thread (the opponent of
@@ -345,8 +353,17 @@ fn for_chunks<B: Bits>(
     };
     match pool {
         Some(pool) if parts.len() > 1 => {
-            use rayon::prelude::*;
-            pool.install(|| parts.into_par_iter().map(run).collect::<Result<Vec<()>, _>>().map(drop))
+            let mut others: Vec<Result<(), StepError>> = (1..parts.len()).map(|_| Ok(())).collect();
+            let mut parts = parts.into_iter();
+            let head = parts.next().expect("two parts or more");
+            let run = &run;
+            let mine = pool.in_place_scope(|scope| {
+                for (part, result) in parts.zip(others.iter_mut()) {
+                    scope.spawn(move |_| *result = run(part));
+                }
+                run(head)
+            });
+            others.into_iter().try_fold((), |(), r| r).and(mine)
         }
         _ => parts.into_iter().try_for_each(run),
     }

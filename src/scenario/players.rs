@@ -493,7 +493,9 @@ pub(crate) fn parse_player_spec_with(spec: &str, lookup: &ProfileLookup) -> Resu
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '+'));
 
     if is_path {
-        let file = PathBuf::from(s);
+        // A relative path the current directory lacks may name a shipped
+        // profile (`players/solver.yaml` from an installed package).
+        let file = crate::util::data::find(Path::new(s));
         let stem = file
             .file_stem()
             .and_then(|x| x.to_str())

@@ -202,3 +202,21 @@ fn a_seeded_reset_replays_the_same_random_games() {
     assert_eq!(play(&mut env, 3), first);
     assert_ne!(play(&mut env, 4), first);
 }
+
+#[test]
+fn a_reset_moves_on_only_from_a_game_the_agent_has_played_in() {
+    let cfg = BoardConfig::default();
+    let make = || Ok(Box::new(Leftmost) as Box<dyn Strategy>);
+    let mut env = VecEnv::new(1, cfg, 0, Some(&make), 1).unwrap();
+    let mut b = Bufs::new(1, cfg);
+    env.reset(None, b.out()).unwrap();
+    env.reset(None, b.out()).unwrap();
+    assert!(env.moves(0).unwrap().is_empty(), "still game 0: the agent first");
+    env.step(&[6], b.out()).unwrap();
+    env.reset(None, b.out()).unwrap();
+    assert_eq!(env.moves(0).unwrap(), vec![0], "game 1: leftmost opens");
+    env.reset(None, b.out()).unwrap();
+    assert_eq!(env.moves(0).unwrap(), vec![0], "a second reset keeps game 1");
+    let one = BoardConfig::new(3, 3, 1).unwrap();
+    assert!(VecEnv::new(1, one, 0, Some(&make), 1).is_err());
+}
