@@ -92,7 +92,8 @@ class VectorEnv:
     the opponent's reply; rewards are the agent's, observations the agent's
     view. The agent moves first in an env's even-numbered games (0, 2, …) and
     second in the others (the opponent's first move is made at reset).
-    ``threads`` (0: one per core) splits the batch over cores.
+    ``threads`` splits the batch over cores (0: one per core where it pays:
+    from 32 envs a thread with an opponent, from 16,384 without).
 
     ``copy=False`` hands out the same arrays at every step and reset,
     overwritten in place (as Gymnasium's vector envs' ``copy=False``): no

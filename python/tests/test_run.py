@@ -372,3 +372,16 @@ def test_import_from_another_directory(tmp_path):
     # the score book is found from here (the empty board is instant with it)
     assert info["empty"] == [[-2, -1, 0, 1, 0, -1, -2]]
     assert os.path.samefile(info["data"], c4sim.data_dir())
+
+
+def test_the_package_data_holds_every_shipped_profile_and_the_network():
+    """The wheel carries the shipped files through links in
+    python/c4sim/data: a profile added to players/ needs its link too."""
+    data = Path(c4sim.data_dir())
+    repo_players = {p.name for p in (Path(__file__).resolve().parents[2] / "players").iterdir()}
+    shipped = {p.name for p in (data / "players").iterdir() if p.name != "__pycache__"}
+    assert shipped == repo_players - {"__pycache__"}
+    for name in ("meta.json", "model.safetensors"):
+        assert (data / "models" / "connect4-6x7" / name).is_file()
+    for name in ("solver-book-6x7.bin", "solver-scores-6x7.bin"):
+        assert (data / "models" / name).is_file()

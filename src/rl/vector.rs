@@ -143,13 +143,19 @@ pub struct VecEnv {
 /// A chunk's opponent, if any (the boxed players are `'static`).
 type Opp<'a> = Option<&'a mut (dyn Strategy + 'static)>;
 
-/// Below this many envs a thread, splitting costs more than it saves.
-const MIN_ENVS_PER_THREAD: usize = 64;
+/// Below this many envs a thread, splitting a step costs more than it
+/// saves. Without an opponent a step is a few tens of nanoseconds an env,
+/// and waking a second thread (and sharing the memory bus) cost more than
+/// it gave up to 8,192 envs on 2 cores (benches/python); an opponent's
+/// reply is search, worth a thread from a few dozen envs.
+const MIN_ENVS_PER_THREAD: usize = 16_384;
+const MIN_ENVS_PER_THREAD_WITH_OPPONENT: usize = 32;
 
 impl VecEnv {
     /// `n` envs on `cfg`; `opponent` builds one opponent per thread (each
     /// is told a new seed before every move, so its moves do not depend on
-    /// which thread made them); `threads` 0 is one per core.
+    /// which thread made them); `threads` 0 is one per core where splitting
+    /// pays (see [`MIN_ENVS_PER_THREAD`]).
     pub fn new(
         n: usize,
         cfg: BoardConfig,
@@ -161,9 +167,16 @@ impl VecEnv {
             return Err("num_envs must be at least 1".into());
         }
         cfg.validate().map_err(|e| e.to_string())?;
-        let threads = crate::util::threads_or_cores(threads as u32)
-            .min(n.div_ceil(MIN_ENVS_PER_THREAD))
-            .max(1);
+        let per_thread = match opponent {
+            Some(_) => MIN_ENVS_PER_THREAD_WITH_OPPONENT,
+            None => MIN_ENVS_PER_THREAD,
+        };
+        // 0: one per core where it pays; a number given is taken as given.
+        let threads = match threads {
+            0 => crate::util::cores().min(n.div_ceil(per_thread)),
+            t => t.min(n),
+        }
+        .max(1);
         let opponents = match opponent {
             Some(make) => (0..threads).map(|_| make()).collect::<Result<Vec<_>, _>>()?,
             None => Vec::new(),

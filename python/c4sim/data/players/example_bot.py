@@ -1,0 +1,1 @@
+../../../../players/example_bot.py
