@@ -67,11 +67,7 @@ fn venv() -> Option<PathBuf> {
 /// Builds the extension into the venv (editable: `python/c4sim` is the package).
 fn build_extension(python: &Path) {
     let bin = python.parent().expect("the venv's bin");
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let mut maturin = Command::new(bin.join("maturin"));
     maturin
         .args(["develop", "--release", "--quiet"])
@@ -86,7 +82,10 @@ fn build_extension(python: &Path) {
 fn the_python_package_passes_its_pytest_suite() {
     let required = std::env::var("C4SIM_REQUIRE_PYTHON").is_ok_and(|v| v == "1");
     let Some(python) = venv() else {
-        assert!(!required, "C4SIM_REQUIRE_PYTHON=1 but `python3 -m venv` does not work here");
+        assert!(
+            !required,
+            "C4SIM_REQUIRE_PYTHON=1 but `python3 -m venv` does not work here"
+        );
         eprintln!("SKIPPED: no `python3 -m venv` (apt-get install -y python3-venv)");
         return;
     };

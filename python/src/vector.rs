@@ -139,6 +139,17 @@ impl VectorEnv {
 /// The actions as an int64 vector: any integer array or sequence of the
 /// right length; floats, bools and other shapes are refused.
 fn actions(obj: &Bound<'_, PyAny>, n: usize, cols: usize) -> PyResult<Vec<i64>> {
+    // The common case first, without a numpy call: a contiguous int64 row
+    // of the right length (what `random_actions` and `argmax` give).
+    if let Ok(arr) = obj.cast::<PyArray1<i64>>() {
+        if let Ok(ro) = arr.try_readonly() {
+            if let Ok(s) = ro.as_slice() {
+                if s.len() == n {
+                    return Ok(s.to_vec());
+                }
+            }
+        }
+    }
     let py = obj.py();
     let np = py.import("numpy")?;
     let arr = np.call_method1("asarray", (obj,))?;

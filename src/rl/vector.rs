@@ -13,6 +13,7 @@
 use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position, Status};
 use crate::game::{Answer, Board, BoardConfig, DEFAULT_LETTERS};
 use crate::players::{Strategy, TurnView};
+use crate::util::handoff::Helpers;
 use crate::util::seed;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -137,7 +138,9 @@ pub struct VecEnv {
     envs: ByWidth<EnvsAt>,
     /// One opponent per chunk of envs (a chunk per thread), or none.
     opponents: Vec<Box<dyn Strategy>>,
-    pool: Option<rayon::ThreadPool>,
+    /// The threads beyond the caller's (see `util::handoff`: a step is too
+    /// short to wake a sleeping thread for).
+    helpers: Option<Helpers>,
 }
 
 /// A chunk's opponent, if any (the boxed players are `'static`).
@@ -188,10 +191,9 @@ impl VecEnv {
             // The opponent's opening move would win before the agent plays.
             return Err("with an opponent, win_length must be at least 2".into());
         }
-        // The calling thread steps the first chunk itself: the pool holds
-        // the other threads, so a step wakes one fewer.
-        let pool = (threads > 1)
-            .then(|| rayon::ThreadPoolBuilder::new().num_threads(threads - 1).build())
+        // The calling thread steps the first chunk itself; helpers the rest.
+        let helpers = (threads > 1)
+            .then(|| Helpers::new(threads - 1))
             .transpose()
             .map_err(|e| e.to_string())?;
         let envs = with_width!(cfg, B => B::by_width::<EnvsAt>(Envs::<B> {
@@ -203,7 +205,7 @@ impl VecEnv {
             seed,
             envs,
             opponents,
-            pool,
+            helpers,
         };
         env.resize(n);
         Ok(env)
@@ -233,7 +235,7 @@ impl VecEnv {
 
     /// Threads a step uses.
     pub fn threads(&self) -> usize {
-        self.pool.as_ref().map_or(1, |p| p.current_num_threads() + 1)
+        self.helpers.as_ref().map_or(1, |h| h.len() + 1)
     }
 
     /// Starts every env's game over; with `seed`, as a new env of that seed
@@ -248,10 +250,10 @@ impl VecEnv {
         let cfg = self.cfg;
         let threads = self.threads();
         let opponents = &mut self.opponents;
-        let pool = self.pool.as_ref();
+        let helpers = self.helpers.as_mut();
         on_width!(&mut self.envs, e => {
             let geo = &e.geo;
-            for_chunks(pool, threads, &mut e.slots, opponents, out, cfg, |slots, mut opp, out, first| {
+            for_chunks(helpers, threads, &mut e.slots, opponents, out, cfg, |slots, mut opp, out, first| {
                 for (k, slot) in slots.iter_mut().enumerate() {
                     if has_begun(slot, opp.is_some()) {
                         slot.game += 1;
@@ -294,10 +296,10 @@ impl VecEnv {
         let cfg = self.cfg;
         let threads = self.threads();
         let opponents = &mut self.opponents;
-        let pool = self.pool.as_ref();
+        let helpers = self.helpers.as_mut();
         on_width!(&mut self.envs, e => {
             let geo = &e.geo;
-            for_chunks(pool, threads, &mut e.slots, opponents, out, cfg, |slots, mut opp, out, first| {
+            for_chunks(helpers, threads, &mut e.slots, opponents, out, cfg, |slots, mut opp, out, first| {
                 for (k, slot) in slots.iter_mut().enumerate() {
                     step_one(geo, slot, actions[first + k] as usize, opp.as_deref_mut(), seed, first + k, k, out)?;
                     write_view(geo, slot, k, out);
@@ -335,7 +337,7 @@ fn has_begun<B: Bits>(slot: &Slot<B>, with_opponent: bool) -> bool {
 /// gets the chunk's first env index.
 #[allow(clippy::too_many_arguments)]
 fn for_chunks<B: Bits>(
-    pool: Option<&rayon::ThreadPool>,
+    helpers: Option<&mut Helpers>,
     threads: usize,
     slots: &mut [Slot<B>],
     opponents: &mut [Box<dyn Strategy>],
@@ -364,23 +366,35 @@ fn for_chunks<B: Bits>(
         let (s, opp, mut o, first) = part;
         work(s, opp.map(|b| b.as_mut()), &mut o, first)
     };
-    match pool {
-        Some(pool) if parts.len() > 1 => {
-            let mut others: Vec<Result<(), StepError>> = (1..parts.len()).map(|_| Ok(())).collect();
+    match helpers {
+        Some(helpers) if parts.len() > 1 => {
             let mut parts = parts.into_iter();
             let head = parts.next().expect("two parts or more");
             let run = &run;
-            let mine = pool.in_place_scope(|scope| {
-                for (part, result) in parts.zip(others.iter_mut()) {
-                    scope.spawn(move |_| *result = run(part));
-                }
-                run(head)
-            });
-            others.into_iter().try_fold((), |(), r| r).and(mine)
+            let mut others: Vec<Pending<'_, B>> = parts.map(|p| (Some(p), Ok(()))).collect();
+            let mut jobs: Vec<_> = others
+                .iter_mut()
+                .map(|(part, result)| {
+                    move || {
+                        if let Some(p) = part.take() {
+                            *result = run(p);
+                        }
+                    }
+                })
+                .collect();
+            let mut refs: Vec<&mut (dyn FnMut() + Send)> =
+                jobs.iter_mut().map(|j| j as &mut (dyn FnMut() + Send)).collect();
+            let mine = helpers.run(&mut refs, || run(head));
+            drop(refs);
+            drop(jobs);
+            others.into_iter().try_for_each(|(_, r)| r).and(mine)
         }
         _ => parts.into_iter().try_for_each(run),
     }
 }
+
+/// A helper's part before it runs, and its result after.
+type Pending<'a, B> = (Option<Part<'a, B>>, Result<(), StepError>);
 
 /// One thread's share of a step: its slots, its opponent, its slice of the
 /// output buffers and the index of its first env.

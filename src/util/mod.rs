@@ -2,6 +2,7 @@
 //! imports anything else from the crate.
 
 pub mod data;
+pub mod handoff;
 pub mod seed;
 
 /// The cores this process may use (1 when the system cannot tell): the
