@@ -260,8 +260,7 @@ impl VecEnv {
                     }
                     out.rewards[k] = 0.0;
                     out.terminated[k] = false;
-                    out.final_len[k] = 0;
-                    out.final_moves[k * cfg.cells()..(k + 1) * cfg.cells()].fill(-1);
+                    no_final_game(out, k, cfg.cells());
                     start_game(geo, slot, opp.as_deref_mut(), seed, first + k)?;
                     write_view(geo, slot, k, out);
                 }
@@ -493,8 +492,8 @@ fn step_one<B: Bits>(
     out.rewards[k] = reward;
     out.terminated[k] = over;
     let cells = geo.cfg.cells();
-    let fm = &mut out.final_moves[k * cells..(k + 1) * cells];
     if over {
+        let fm = &mut out.final_moves[k * cells..(k + 1) * cells];
         out.final_len[k] = slot.moves.len() as i32;
         for (dst, &c) in fm.iter_mut().zip(slot.moves.iter()) {
             *dst = c as i8;
@@ -503,10 +502,15 @@ fn step_one<B: Bits>(
         slot.game += 1;
         start_game(geo, slot, opp, seed, env)?;
     } else {
-        out.final_len[k] = 0;
-        fm.fill(-1);
+        no_final_game(out, k, cells);
     }
     Ok(())
+}
+
+/// Says in `out` that no game of env `k` ended in this call.
+fn no_final_game(out: &mut StepOut<'_>, k: usize, cells: usize) {
+    out.final_len[k] = 0;
+    out.final_moves[k * cells..(k + 1) * cells].fill(-1);
 }
 
 /// Writes env `k`'s observation (from the side to move) and action mask.
