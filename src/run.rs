@@ -168,7 +168,7 @@ mod tests {
                 ..Default::default()
             },
             RunOptions {
-                shard: Some(Shard::parse("0/2").unwrap()),
+                shard: Some(Shard::parse("1/2").unwrap()),
                 ..Default::default()
             },
         ];
