@@ -30,6 +30,17 @@ pub struct GameRecord {
     /// do not count. Empty where `think_ms` is.
     #[serde(default)]
     pub turns: Vec<u32>,
+    /// Why each seat that went out of the game without a move (a crash, an
+    /// agent's exception) went, in the order it happened; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forfeits: Vec<Forfeit>,
+}
+
+/// A seat that could not move any more, and what it said.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forfeit {
+    pub seat: usize,
+    pub why: String,
 }
 
 /// A player's result in one game.

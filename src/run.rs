@@ -88,6 +88,16 @@ pub fn apply_options(sc: &mut Scenario, opts: &RunOptions) -> Result<(), &'stati
 /// against the mode first (a misfit is [`ModeError::Usage`]).
 pub fn run_scenario(mut sc: Scenario, opts: &RunOptions) -> Result<RunOutcome, ModeError> {
     apply_options(&mut sc, opts).map_err(|why| ModeError::Usage(format!("{}: {why}", sc.path.display())))?;
+    // An `agent` player without its agent is the caller's mistake, told
+    // before anything starts (the CLI has none to give).
+    for p in sc
+        .players
+        .iter()
+        .filter(|p| p.kind.kind() == crate::players::PlayerKind::Agent)
+    {
+        crate::players::agent::AgentPlayer::new(&p.name)
+            .map_err(|why| ModeError::Usage(format!("{}: player `{}`: {why}", sc.path.display(), p.name)))?;
+    }
     let sc = &sc;
     let json = opts.json;
     match sc.mode {

@@ -5,6 +5,7 @@
 //! bad input `ValueError` / `TypeError`, a failure `RuntimeError`, Ctrl-C
 //! `KeyboardInterrupt`; never a panic.
 
+mod agents;
 mod game;
 mod oracles;
 mod run;

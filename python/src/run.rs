@@ -15,10 +15,11 @@ fn to_python<'py>(py: Python<'py>, v: &impl serde::Serialize) -> PyResult<Bound<
 }
 
 #[pyfunction]
-#[pyo3(signature = (scenario, *, fresh = false, out = None, json = false))]
+#[pyo3(signature = (scenario, *, agents = None, fresh = false, out = None, json = false))]
 pub fn run<'py>(
     py: Python<'py>,
     scenario: &Bound<'py, PyAny>,
+    agents: Option<&Bound<'py, PyDict>>,
     fresh: bool,
     out: Option<PathBuf>,
     json: bool,
@@ -37,6 +38,8 @@ pub fn run<'py>(
         c4sim::scenario::load(&path)
     }
     .map_err(crate::value_error)?;
+    // Kept until the run ends: `{kind: agent, name: N}` players play these.
+    let _agents = crate::agents::register_all(agents)?;
     let opts = RunOptions {
         json,
         fresh,

@@ -55,7 +55,10 @@ impl Actor for PlayerActor {
 
 /// A bot's answer, with what it thinks of it when it says.
 fn choose_and_explain(s: &mut dyn Strategy, view: &TurnView) -> Reply {
-    let a = s.choose(view);
+    let a = match s.choose_or_quit(view) {
+        Ok(a) => a,
+        Err(why) => return Reply::Gone(why),
+    };
     match s.explain() {
         Some(note) => Reply::Thinking(a, note),
         None => Reply::Answer(a),

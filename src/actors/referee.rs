@@ -7,7 +7,7 @@
 use super::messages::*;
 use crate::game::{EndReason, Game, Refusal, Step};
 use crate::players::TurnView;
-use crate::record::GameRecord;
+use crate::record::{Forfeit, GameRecord};
 use crate::util::seed;
 use actix::prelude::*;
 use std::time::{Duration, Instant};
@@ -66,6 +66,7 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
     // requests made, so the record shows whether the seats got equal time.
     let mut thought = vec![Duration::ZERO; n];
     let mut turns = vec![0u32; n];
+    let mut forfeits = Vec::new();
     while let Some(seat) = game.to_move() {
         let view = TurnView::of(&game, msg.game, seat, &msg.letters, refusal.take());
         let s = &msg.seats[seat];
@@ -73,7 +74,7 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
         let reply = ask(s, view).await;
         thought[seat] += asked.elapsed();
         turns[seat] += 1;
-        let (step, note) = apply_reply(&mut game, seat, s, reply);
+        let (step, note) = apply_reply(&mut game, seat, s, reply, &mut forfeits);
         refusal = report_step(&msg, &names, &game, step, note).await;
     }
     let outcome = game.outcome().cloned().expect("loop ends when the game is over");
@@ -89,6 +90,7 @@ pub async fn referee_game(msg: PlayGame) -> GameRecord {
         // neither lost nor biased down.
         think_ms: thought.iter().map(|d| (d.as_micros() as u64 + 500) / 1000).collect(),
         turns,
+        forfeits,
     };
     tell_results(&msg, &record).await;
     if has_sinks {
@@ -138,12 +140,14 @@ async fn ask(s: &Seat, view: TurnView) -> Option<Result<Reply, MailboxError>> {
 }
 
 /// Plays a seat's reply (or its silence) on the game: a move, a refusal,
-/// a resignation, or TIMEOUT/FORFEIT; with the player's note on its move.
+/// a resignation, or TIMEOUT/FORFEIT (with what a gone player said, in
+/// `forfeits`); with the player's note on its move.
 fn apply_reply(
     game: &mut Game,
     seat: usize,
     s: &Seat,
     reply: Option<Result<Reply, MailboxError>>,
+    forfeits: &mut Vec<Forfeit>,
 ) -> (Step, Option<String>) {
     let mut note = None;
     let step = match reply {
@@ -151,6 +155,7 @@ fn apply_reply(
         Some(Err(_)) => game.eliminate(seat, EndReason::Forfeit),
         Some(Ok(Reply::Gone(why))) => {
             tracing::info!("{} forfeits: {why}", s.name);
+            forfeits.push(Forfeit { seat, why });
             game.eliminate(seat, EndReason::Forfeit)
         }
         Some(Ok(Reply::Resign)) => {

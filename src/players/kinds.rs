@@ -4,7 +4,8 @@
 //! a [`KindSpec`]: one variant per kind, holding that kind's own spec type,
 //! defined in the kind's module with its fields, their defaults
 //! ([`Default`]), its keys ([`KindKeys`]) and its builder: `MinimaxSpec` and
-//! `MctsSpec` in [`bots`], [`AlphaZeroSpec`], [`SolverSpec`], [`ExternalSpec`].
+//! `MctsSpec` in [`bots`], [`AlphaZeroSpec`], [`SolverSpec`], [`ExternalSpec`]
+//! (the `agent` kind has no keys of its own: see [`super::agent`]).
 //! What depends on a kind's contents (its defaults, keys, completeness, the
 //! bot it builds, whether it fits a board) is a `match` on [`KindSpec`]
 //! here, so the compiler names every place a new kind must be handled.
@@ -41,6 +42,7 @@ pub enum PlayerKind {
     Alphazero,
     Solver,
     External,
+    Agent,
 }
 
 /// One player, after `use: NAME` profiles are merged and defaults applied.
@@ -68,6 +70,8 @@ pub enum KindSpec {
     Alphazero(AlphaZeroSpec),
     Solver(SolverSpec),
     External(ExternalSpec),
+    /// Plays the agent registered under the player's name ([`agent`]).
+    Agent,
 }
 
 /// How a kind plays: the player actor wraps each differently.
@@ -92,7 +96,7 @@ pub struct KindInfo {
 }
 
 /// Every kind, in the order messages list them.
-pub static KINDS: [KindInfo; 10] = [
+pub static KINDS: [KindInfo; 11] = [
     KindInfo {
         kind: PlayerKind::Human,
         name: "human",
@@ -142,6 +146,11 @@ pub static KINDS: [KindInfo; 10] = [
         kind: PlayerKind::External,
         name: "external",
         runs_as: RunsAs::External,
+    },
+    KindInfo {
+        kind: PlayerKind::Agent,
+        name: "agent",
+        runs_as: RunsAs::Bot,
     },
 ];
 
@@ -215,7 +224,12 @@ pub fn kinds_with_key(name: &str) -> Vec<&'static str> {
 macro_rules! keyed_arms {
     ($spec:expr) => {
         match $spec {
-            KindSpec::Human | KindSpec::Leftmost | KindSpec::Rightmost | KindSpec::Random | KindSpec::Invalid => None,
+            KindSpec::Human
+            | KindSpec::Leftmost
+            | KindSpec::Rightmost
+            | KindSpec::Random
+            | KindSpec::Invalid
+            | KindSpec::Agent => None,
             KindSpec::Minimax(s) => Some(s),
             KindSpec::Mcts(s) => Some(s),
             KindSpec::Alphazero(s) => Some(s),
@@ -239,6 +253,7 @@ impl KindSpec {
             PlayerKind::Alphazero => KindSpec::Alphazero(AlphaZeroSpec::default()),
             PlayerKind::Solver => KindSpec::Solver(SolverSpec::default()),
             PlayerKind::External => KindSpec::External(ExternalSpec::default()),
+            PlayerKind::Agent => KindSpec::Agent,
         }
     }
 
@@ -255,6 +270,7 @@ impl KindSpec {
             KindSpec::Alphazero(_) => PlayerKind::Alphazero,
             KindSpec::Solver(_) => PlayerKind::Solver,
             KindSpec::External(_) => PlayerKind::External,
+            KindSpec::Agent => PlayerKind::Agent,
         }
     }
 
@@ -328,6 +344,7 @@ pub fn build_strategy(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>,
         KindSpec::Mcts(s) => Ok(Box::new(s.build(seed))),
         KindSpec::Alphazero(s) => s.build().map(|b| Box::new(b) as Box<dyn Strategy>),
         KindSpec::Solver(s) => s.build().map(|b| Box::new(b) as Box<dyn Strategy>),
+        KindSpec::Agent => super::agent::AgentPlayer::new(&spec.name).map(|a| Box::new(a) as Box<dyn Strategy>),
     };
     built.map_err(|e| format!("player `{}`: {e}", spec.name))
 }

@@ -4,6 +4,7 @@
 //! [`kinds`] is the registry of every kind; [`model`] reads the trained
 //! networks the `alphazero` kind plays with.
 
+pub mod agent;
 pub mod alphazero;
 pub mod bots;
 pub mod external;
@@ -65,6 +66,11 @@ impl TurnView {
 /// deterministic given the seed of [`Strategy::new_game`].
 pub trait Strategy: Send {
     fn choose(&mut self, view: &TurnView) -> Answer;
+    /// [`Strategy::choose`], or why the player cannot move any more (an
+    /// embedding program's agent that failed): that costs it the game.
+    fn choose_or_quit(&mut self, view: &TurnView) -> Result<Answer, String> {
+        Ok(self.choose(view))
+    }
     /// What the player knows of each column, for `c4sim analyze`
     /// (`None` where it knows nothing), and its choice.
     fn analyze(&mut self, view: &TurnView) -> (Answer, Option<serde_json::Value>) {

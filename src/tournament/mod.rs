@@ -487,6 +487,7 @@ mod tests {
             seed: 0,
             think_ms: vec![],
             turns: vec![],
+            forfeits: vec![],
         };
         let names = ["A".to_string(), "B".to_string(), "C".to_string()];
         let t = tallies(&names, &[line(Some("A")), line(None), line(Some("A"))]);

@@ -640,6 +640,7 @@ mod tests {
             seed: 0,
             think_ms: vec![],
             turns: vec![],
+            forfeits: vec![],
         }
     }
 

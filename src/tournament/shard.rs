@@ -141,6 +141,7 @@ fn same_game(a: &GameLine, b: &GameLine) -> bool {
         duration_ms: 0,
         think_ms: Vec::new(),
         turns: Vec::new(),
+        forfeits: vec![],
         ..g.clone()
     };
     untimed(a) == untimed(b)

@@ -566,6 +566,7 @@ mod tests {
             seed: 0,
             think_ms: vec![],
             turns: vec![],
+            forfeits: vec![],
         };
         // Game 2 before game 1: nothing counts until the pair is complete.
         assert!(!s.add(&g(2, "B", Some("A"))));

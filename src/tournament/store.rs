@@ -32,6 +32,9 @@ pub struct GameLine {
     /// [`GameRecord::turns`]; empty in older files, as `think_ms`.
     #[serde(default)]
     pub turns: Vec<u32>,
+    /// [`GameRecord::forfeits`]; absent when nobody forfeited.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forfeits: Vec<crate::record::Forfeit>,
 }
 
 impl From<&GameRecord> for GameLine {
@@ -48,6 +51,7 @@ impl From<&GameRecord> for GameLine {
             seed: r.seed,
             think_ms: r.think_ms.clone(),
             turns: r.turns.clone(),
+            forfeits: r.forfeits.clone(),
         }
     }
 }
@@ -230,6 +234,7 @@ mod tests {
             seed: 9,
             think_ms: vec![],
             turns: vec![],
+            forfeits: vec![],
         }
     }
 

@@ -268,6 +268,7 @@ mod tests {
             duration_ms: 0,
             think_ms: Vec::new(),
             turns: Vec::new(),
+            forfeits: vec![],
         };
         t.apply(&GameEvent::Over {
             record: rec,

@@ -219,6 +219,7 @@ mod tests {
             duration_ms: 1,
             think_ms: Vec::new(),
             turns: Vec::new(),
+            forfeits: vec![],
         };
         w.apply(&GameEvent::Over {
             record,

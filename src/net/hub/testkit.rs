@@ -155,5 +155,6 @@ pub(super) fn record(m: &str, players: &[&str], winner: Option<usize>) -> GameRe
         duration_ms: 5,
         think_ms: Vec::new(),
         turns: Vec::new(),
+        forfeits: vec![],
     }
 }
