@@ -75,8 +75,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
-import math
 import os
 import sys
 import time
@@ -86,6 +84,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 import c4sim
+from c4sim.accuracy import judge, load_labelled, observations, subset, to_columns
 
 # examples/python/ → the repository root; found wherever the script is run from.
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -99,36 +98,6 @@ Policy = Callable[[dict], int]
 
 
 # ---------------------------------------------------------------- positions
-
-
-def load_labelled(path: Path) -> tuple[list[dict], list[str]]:
-    """The positions of a labelled file and its set names in file order."""
-    records, sets = [], []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            rec = json.loads(line)
-            if "moves" not in rec:  # the header
-                continue
-            rec.setdefault("set", "all")  # a file without sets is one set
-            records.append(rec)
-            if rec["set"] not in sets:
-                sets.append(rec["set"])
-    return records, sets
-
-
-def subset(records: list[dict], sets: Sequence[str], n: int) -> list[dict]:
-    """``n`` positions shared evenly between ``sets`` (the first sets get one
-    more when ``n`` does not divide), spread evenly over each set's file
-    order (easiest to hardest): ``c4sim bench accuracy --positions N``'s
-    rule, so both pick the same positions."""
-    chosen = []
-    for i, name in enumerate(sets):
-        of_set = [r for r in records if r["set"] == name]
-        want = min(n // len(sets) + (i < n % len(sets)), len(of_set))
-        chosen += [of_set[j * len(of_set) // want] for j in range(want)]
-    return chosen
 
 
 def random_positions(n: int, rng: np.random.Generator) -> list[list[int]]:
@@ -145,23 +114,6 @@ def random_positions(n: int, rng: np.random.Generator) -> list[list[int]]:
     return out
 
 
-def to_columns(moves: str | Sequence[int]) -> list[int]:
-    """A move string (columns from 1) or a list of 0-based columns → 0-based."""
-    return [int(ch) - 1 for ch in moves] if isinstance(moves, str) else list(moves)
-
-
-def observations(positions: Sequence[Sequence[int]]) -> list[dict]:
-    """What a PettingZoo agent would see in each position: the referee's
-    ``Game`` replays the moves, then gives the mover's view and mask."""
-    out = []
-    for moves in positions:
-        game = c4sim.Game()
-        for col in moves:
-            game.play(col)
-        out.append({"observation": game.observation(game.to_move), "action_mask": game.action_mask()})
-    return out
-
-
 # ---------------------------------------------------------------- judging
 
 
@@ -172,39 +124,11 @@ def has_choice(row: np.ndarray) -> bool:
 
 def measure(policy: Policy, positions: Sequence[Sequence[int]], scores: np.ndarray) -> dict:
     """Shows ``policy`` every position (0-based columns) and judges its
-    column by ``scores`` ((N, cols), the solver's). Returns the counts, the
-    rates and their standard errors; positions with an unproven column
-    (``Solver.UNKNOWN``, only with a node budget) are left out."""
-    mistakes = not_best = illegal = n = 0
+    column by ``scores`` ((N, cols), the solver's): ``c4sim.accuracy.judge``'s
+    counts, rates and standard errors, with the policy's time."""
     started = time.perf_counter()
-    for obs, row in zip(observations(positions), scores):
-        legal = row != c4sim.Solver.FULL
-        if (row[legal] == c4sim.Solver.UNKNOWN).any():
-            continue
-        n += 1
-        col = policy(obs)
-        if not isinstance(col, (int, np.integer)) or not 0 <= col < len(row) or not legal[col]:
-            illegal += 1
-            mistakes += 1
-            not_best += 1
-            continue
-        best = row[legal].max()
-        mistakes += int(np.sign(row[col]) < np.sign(best))
-        not_best += int(row[col] < best)
-
-    def rate(k: int) -> tuple[float, float]:
-        p = k / n if n else float("nan")
-        return p, math.sqrt(p * (1 - p) / n) if n else float("nan")
-
-    return {
-        "positions": n,
-        "mistakes": mistakes,
-        "not_best": not_best,
-        "illegal": illegal,
-        "mistake_rate": rate(mistakes),
-        "not_best_rate": rate(not_best),
-        "seconds": time.perf_counter() - started,
-    }
+    columns = [policy(obs) for obs in observations(positions)]
+    return {**judge(columns, scores), "seconds": time.perf_counter() - started}
 
 
 # ---------------------------------------------------------------- policies

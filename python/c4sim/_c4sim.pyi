@@ -186,6 +186,7 @@ class AlphaZero:
 def run(
     scenario: str | os.PathLike[str] | Mapping[str, Any],
     *,
+    agents: Mapping[str, Any] | None = None,
     fresh: bool = False,
     out: str | os.PathLike[str] | None = None,
     json: bool = False,
@@ -194,4 +195,9 @@ def run(
     as ``c4sim run`` does, and returns ``{"mode": …}`` with the mode's result:
     ``games`` (a match's game records), ``report`` (a tournament's report.json
     as a dict) and ``dir``, or ``out`` (a training run). Ctrl-C stops it as on
-    the command line (KeyboardInterrupt; a tournament resumes where it stopped)."""
+    the command line (KeyboardInterrupt; a tournament resumes where it stopped).
+
+    ``agents`` maps names to your agents (objects with ``act(observation)``
+    or ``act_batch(observations)``, or functions): a ``{kind: agent, name:
+    NAME}`` player plays the agent named NAME. A name the scenario uses but
+    ``agents`` lacks is a ValueError before anything starts."""
