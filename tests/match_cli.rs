@@ -328,3 +328,17 @@ fn searches_say_what_they_think_of_their_moves() {
     let last_m = moves.iter().rev().find(|m| m["player"] == "M").unwrap();
     assert!(last_m["note"].as_str().unwrap().contains("forced win"), "{last_m}");
 }
+
+#[test]
+fn an_agent_player_without_its_agent_is_a_usage_error() {
+    // Agents come from a program that embeds c4sim (Python's c4sim.run);
+    // the command line has none to give, and says so before any game.
+    let sc = scenario("players: [{kind: agent, name: mine}, {kind: leftmost}]\n");
+    c4sim()
+        .args(["run", sc.path.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "player `mine`: no agent named `mine` was given",
+        ));
+}

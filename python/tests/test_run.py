@@ -374,7 +374,7 @@ def test_import_from_another_directory(tmp_path):
     assert os.path.samefile(info["data"], c4sim.data_dir())
 
 
-def test_the_package_data_holds_every_shipped_profile_and_the_network():
+def test_the_package_data_holds_every_shipped_profile_the_network_and_the_labelled_sets():
     """The wheel carries the shipped files through links in
     python/c4sim/data: a profile added to players/ needs its link too."""
     data = Path(c4sim.data_dir())
@@ -385,3 +385,5 @@ def test_the_package_data_holds_every_shipped_profile_and_the_network():
         assert (data / "models" / "connect4-6x7" / name).is_file()
     for name in ("solver-book-6x7.bin", "solver-scores-6x7.bin"):
         assert (data / "models" / name).is_file()
+    # c4sim.rate's and c4sim.accuracy's labelled positions.
+    assert (data / "benches" / "accuracy" / "sets-v1.jsonl").is_file()
