@@ -25,20 +25,13 @@
 //! With `mode: match` there must be 2 to 9 players.
 //!
 //! # Player entries
-//! | key | kinds | default |
-//! |---|---|---|
-//! | `use` | any: loads the profile `players/NAME.yaml`; keys beside it override the profile's | — |
-//! | `name` | any | the profile name if `use`d, else the kind; repeated names get " 2", " 3", ... |
-//! | `kind` | required: human, leftmost, rightmost, random, invalid, minimax, mcts, alphazero, external | — |
-//! | `depth` | minimax | `4` |
-//! | `simulations` | mcts, alphazero | `1000` (mcts), `800` (alphazero) |
-//! | `model` | alphazero (path, kept as written) | none |
-//! | `device` | alphazero: auto, cpu, cuda, metal | `auto` |
-//! | `threads` *(c4sim)* | alphazero on the CPU: threads that share its search's network batches (moves do not depend on it) | every core |
-//! | `command` | external, required: non-empty list of strings | — |
-//! | `cwd` | external (path, kept as written) | none |
-//! | `env` | external: map of string to string | empty |
-//! | `move_time` | any: overrides `limits.move_time` | none |
+//! `use` (a profile `players/NAME.yaml`; keys beside it override the
+//! profile's), `name` (the profile name if `use`d, else the kind; repeated
+//! names get " 2", " 3", ...), `kind` (required), `move_time` (overrides
+//! `limits.move_time`), and each kind's own keys. Kinds and their keys are
+//! not listed here: they come from the registry (`players::kinds::KINDS`
+//! and each kind's `KindKeys`), which also words the errors; the README's
+//! "Player kinds" table documents them for users.
 //!
 //! A key that does not apply to the player's kind is an error. Profiles are
 //! looked up in `players/` beside the scenario, then in `players/` of the
