@@ -12,8 +12,9 @@
 //! checkpoints and the GPU path are unchanged.
 
 use super::im2col::{flip3, unfold3};
-use super::network::{HostMoments, Net, NetShape};
+use super::network::{Net, NetShape};
 use super::network::{BN_EPS, DEFAULT_REPLY_WEIGHT, POLICY_FILTERS, REPLY_FC_B, REPLY_FC_W};
+use super::optimizer::HostMoments;
 use std::collections::HashMap;
 
 const BN_MOMENTUM: f32 = 0.1;
@@ -717,7 +718,7 @@ impl HostTrainer {
         (loss, grads)
     }
 
-    /// One AdamW step on a batch, as [`super::network::AdamW::step`] does it.
+    /// One AdamW step on a batch, as [`super::optimizer::AdamW::step`] does it.
     pub fn step(&mut self, planes: &[f32], policy: &[f32], value: &[f32], reply: Option<&[f32]>, n: usize) -> StepLoss {
         let (loss, grads) = self.gradients(planes, policy, value, reply, n);
         self.apply(&grads);

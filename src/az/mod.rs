@@ -23,6 +23,7 @@ pub mod inference;
 pub mod mcts;
 pub mod meta;
 pub mod network;
+pub mod optimizer;
 
 /// Keeps freed tensor buffers in the heap instead of returning them to the
 /// system. glibc serves allocations above 128 KiB (most activations) with

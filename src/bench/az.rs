@@ -330,7 +330,7 @@ fn candle_rate(w: &TrainWork, native: bool) -> candle_core::Result<(f64, f32)> {
     let mut net = Net::new(w.shape, 1, &Device::Cpu)?;
     net.native_conv = native;
     let first = net.loss(w.x, w.p, w.z, None)?.total.to_scalar::<f32>()?;
-    let mut opt = crate::az::network::AdamW::new(&net, 1e-3, 1e-4)?;
+    let mut opt = crate::az::optimizer::AdamW::new(&net, 1e-3, 1e-4)?;
     let rate = steps_per_second(w.steps, w.rounds, || {
         let l = net.loss(w.x, w.p, w.z, None)?.total;
         opt.step(&net, &l)

@@ -1,6 +1,5 @@
-
 use super::*;
-use crate::az::network::AdamW;
+use crate::az::optimizer::AdamW;
 use candle_core::{Device, Tensor};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -1,5 +1,5 @@
-
 use super::*;
+use crate::az::optimizer::AdamW;
 
 #[test]
 fn shapes_and_ranges() {
