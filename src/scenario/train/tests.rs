@@ -1,4 +1,3 @@
-
 use crate::players::bots::MinimaxSpec;
 use crate::players::KindSpec;
 use crate::scenario::parse_str;

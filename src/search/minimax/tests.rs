@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::game::{Answer, Game};
 use crate::search::reference;

@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::az::inference::{CpuEvaluator, Folded};
 use crate::az::network::{Net, NetShape};
