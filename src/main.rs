@@ -69,7 +69,7 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
-    /// Run a lobby server (spec/lobby-protocol.md) from flags: `mode: serve` without a file.
+    /// Run a lobby server (docs/lobby-protocol.md) from flags: `mode: serve` without a file.
     Serve(c4sim::net::cli::ServeArgs),
     /// Join a lobby server with c4sim players as clients: `mode: join` without a file.
     Join(c4sim::net::cli::JoinArgs),

@@ -1,7 +1,7 @@
 //! The lobby protocol's lines as pure functions: parsing what clients send
 //! (`REQ ...`), formatting what the server sends (`RES ...`, `EVT ...`), and
 //! the reverse pair for c4sim's own client. No I/O, so every rule of the
-//! wire contract (spec/lobby-protocol.md, "Framing") is tested here on
+//! wire contract (docs/lobby-protocol.md, "Framing") is tested here on
 //! arbitrary bytes, and the server and the clients cannot disagree on it.
 
 use serde_json::{Map, Value};

@@ -1,4 +1,4 @@
-//! One lobby per game name, as pure state (spec/lobby-protocol.md, "Lobby
+//! One lobby per game name, as pure state (docs/lobby-protocol.md, "Lobby
 //! rules"): who is in it in join order, who is ready, and whether the
 //! countdown runs. Each operation says what the countdown must do, so the
 //! server only turns that into timers and `lobby.countdown` events.

@@ -1,4 +1,4 @@
-//! Network play (spec/lobby-protocol.md): the lobby server and c4sim
+//! Network play (docs/lobby-protocol.md): the lobby server and c4sim
 //! players as its clients.
 //!
 //! - [`codec`]: the protocol's lines as pure functions (property-tested).

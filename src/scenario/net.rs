@@ -1,5 +1,5 @@
 //! The `server` and `join` sections (mode: serve / join): the lobby server
-//! and c4sim players joining one. See spec/lobby-protocol.md.
+//! and c4sim players joining one. See docs/lobby-protocol.md.
 //!
 //! # `server:` keys
 //! | key | type | default | why it exists |

@@ -1,5 +1,5 @@
 //! The lobby server's state, pure: sessions, lobbies and matches, and every
-//! protocol rule about them (spec/lobby-protocol.md). It does no I/O and
+//! protocol rule about them (docs/lobby-protocol.md). It does no I/O and
 //! knows no actors: each call returns the [`Effect`]s to carry out — lines
 //! to send, connections to close, timers to set, matches to start — in the
 //! order they must happen, so the rules are unit-tested here call by call
