@@ -182,12 +182,13 @@ def sprt(agent_new: Any, agent_old: Any, *, elo0: float = 0, elo1: float = 50, a
 
 
 def play(agent: Any, *, name: str = "agent", first: str = "ask", render: str = "emoji") -> dict:
-    """You against ``agent`` in the terminal (``first``: ``ask``, ``you``
-    or ``agent``); returns :func:`c4sim.run`'s result."""
+    """You against ``agent`` in the terminal (``first``: ``ask`` (you
+    choose), ``you``, ``agent`` or ``random``); returns :func:`c4sim.run`'s
+    result."""
     seats = [{"kind": "human", "name": "You"}, {"kind": "agent", "name": name}]
-    which = {"ask": "ask", "you": "alternate", "agent": "alternate"}.get(first)
+    which = {"ask": "ask", "you": "seat", "agent": "seat", "random": "random"}.get(first)
     if which is None:
-        raise ValueError(f"first must be ask, you or agent, not {first!r}")
+        raise ValueError(f"first must be ask, you, agent or random, not {first!r}")
     if first == "agent":
         seats.reverse()
     return run({"mode": "match", "render": render, "match": {"games": 1, "first": which}, "players": seats},

@@ -39,23 +39,32 @@ pub fn run<'py>(
     }
     .map_err(crate::value_error)?;
     // Kept until the run ends: `{kind: agent, name: N}` players play these.
-    let _agents = crate::agents::register_all(agents)?;
+    let registrations = crate::agents::register_all(agents)?;
     let opts = RunOptions {
         json,
         fresh,
         out,
         ..Default::default()
     };
-    let outcome = py.detach(|| run_scenario(sc, &opts)).map_err(|e| match e {
-        ModeError::Usage(m) => PyValueError::new_err(m),
-        ModeError::Failed(m) => PyRuntimeError::new_err(m),
-        ModeError::Interrupted(m) => {
-            // The Ctrl-C also reached Python's own handler; consume that
-            // pending interrupt, so the caller sees one KeyboardInterrupt.
-            let _ = py.check_signals();
-            PyKeyboardInterrupt::new_err(m.trim().to_string())
-        }
-    })?;
+    let outcome = py
+        .detach(|| {
+            let outcome = run_scenario(sc, &opts);
+            // Ended here, without the GIL: ending waits for an agent call
+            // in flight, which needs the GIL to finish; none starts after,
+            // so nothing calls into Python once `run` has returned.
+            drop(registrations);
+            outcome
+        })
+        .map_err(|e| match e {
+            ModeError::Usage(m) => PyValueError::new_err(m),
+            ModeError::Failed(m) => PyRuntimeError::new_err(m),
+            ModeError::Interrupted(m) => {
+                // The Ctrl-C also reached Python's own handler; consume that
+                // pending interrupt, so the caller sees one KeyboardInterrupt.
+                let _ = py.check_signals();
+                PyKeyboardInterrupt::new_err(m.trim().to_string())
+            }
+        })?;
     let d = PyDict::new(py);
     match outcome {
         RunOutcome::Match { games } => {

@@ -178,3 +178,75 @@ def test_sprt_says_a_stronger_agent_is_stronger():
     s = c4sim.sprt(Network(), first_legal, elo0=0, elo1=100, games=400)
     assert s["result"] == "H1", {k: v for k, v in s.items() if k != "report"}
     assert s["candidate"] == "new" and s["baseline"] == "old"
+
+
+AGENT_TOURNAMENT_SCRIPT = r"""
+import json, sys, time
+import numpy as np
+import c4sim
+
+def slow(obs):
+    time.sleep(0.01)
+    return int(np.flatnonzero(obs["action_mask"])[0])
+
+sc = {"mode": "tournament", "render": "none", "seed": 3,
+      "tournament": {"games_per_pair": 400, "concurrency": 2},
+      "report": {"dir": sys.argv[1]},
+      "players": [{"kind": "agent", "name": "slow"}, {"kind": "minimax", "depth": 1}]}
+try:
+    c4sim.run(sc, agents={"slow": slow})
+    print("FINISHED")
+except KeyboardInterrupt:
+    print("INTERRUPTED", flush=True)
+    sys.exit(42)
+"""
+
+
+def test_ctrl_c_stops_a_run_with_an_agent_and_it_resumes(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "t"
+    games = out / "games.jsonl"
+    p = subprocess.Popen([sys.executable, "-c", AGENT_TOURNAMENT_SCRIPT, str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and p.poll() is None:
+            if games.exists() and games.read_text().count("\n") >= 2:
+                break
+            time.sleep(0.05)
+        p.send_signal(signal.SIGINT)
+        stdout, stderr = p.communicate(timeout=15)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert p.returncode == 42 and "INTERRUPTED" in stdout, stderr[-2000:]
+    saved = [json.loads(line) for line in games.read_text().splitlines() if line.strip().endswith("}")]
+    assert 2 <= len(saved) < 400
+    # The same run again resumes: it keeps the saved games and plays the rest.
+    sc = {"mode": "tournament", "render": "none", "seed": 3,
+          "tournament": {"games_per_pair": 400, "concurrency": 2}, "report": {"dir": str(out)},
+          "players": [{"kind": "agent", "name": "slow"}, {"kind": "minimax", "depth": 1}]}
+    r = c4sim.run(sc, agents={"slow": first_legal})
+    assert r["report"]["finished_games"] == 400
+    after = {g["game"]: g for g in (json.loads(line) for line in games.read_text().splitlines() if line.strip())}
+    assert len(after) == 400
+    for g in saved:
+        assert after[g["game"]]["moves"] == g["moves"]
+
+
+def test_play_puts_a_person_against_the_agent_in_the_terminal():
+    import subprocess
+    import sys
+
+    script = ("import numpy as np, c4sim\n"
+              "r = c4sim.play(lambda o: int(np.flatnonzero(o['action_mask'])[0]), first='you', render='ascii')\n"
+              "print('RESULT', r['games'][0]['outcome']['reason'], r['games'][0]['outcome']['winner'])\n")
+    p = subprocess.run([sys.executable, "-c", script], input="4\n4\n4\n4\n", capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr[-2000:]
+    # You (seat 0) stack column 4; the agent plays column 1 each time: four in a row.
+    assert "RESULT WIN 0" in p.stdout, p.stdout[-2000:]

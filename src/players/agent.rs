@@ -73,12 +73,18 @@ pub struct Gatherer {
     ask: Sender<Question>,
 }
 
+/// Whether the agent's run is still on. The gatherer holds it locked
+/// while it calls the agent, so ending a run waits for a call in flight,
+/// and no call starts after: the embedding program (Python) may be
+/// shutting down once its run has returned.
+type Gate = Arc<Mutex<bool>>;
+
 impl Gatherer {
-    fn start(name: &str, agent: Arc<dyn Agent>) -> std::io::Result<Gatherer> {
+    fn start(name: &str, agent: Arc<dyn Agent>, gate: Gate) -> std::io::Result<Gatherer> {
         let (ask, questions) = channel::unbounded::<Question>();
         std::thread::Builder::new()
             .name(format!("agent {name}"))
-            .spawn(move || answer_all(agent.as_ref(), &questions))?;
+            .spawn(move || answer_all(agent.as_ref(), &questions, &gate))?;
         Ok(Gatherer { ask })
     }
 
@@ -93,13 +99,21 @@ impl Gatherer {
 }
 
 /// Answers until every sender is gone: waits for one question, takes every
-/// other one already waiting, and answers them in one call.
-fn answer_all(agent: &dyn Agent, questions: &Receiver<Question>) {
+/// other one already waiting, and answers them in one call (once the run
+/// has ended, without calling the agent).
+fn answer_all(agent: &dyn Agent, questions: &Receiver<Question>, gate: &Gate) {
     while let Ok(first) = questions.recv() {
         let mut batch = vec![first];
         batch.extend(questions.try_iter());
         let obs: Vec<Observation> = batch.iter().map(|q| q.obs.clone()).collect();
-        let mut answers = agent.act(&obs).into_iter();
+        let open = gate.lock().unwrap_or_else(|e| e.into_inner());
+        let answers = if *open {
+            agent.act(&obs)
+        } else {
+            obs.iter().map(|_| Err("the run has ended".to_string())).collect()
+        };
+        drop(open);
+        let mut answers = answers.into_iter();
         for q in batch {
             let a = answers
                 .next()
@@ -116,14 +130,18 @@ fn registry() -> &'static Registry {
     AGENTS.get_or_init(Default::default)
 }
 
-/// Keeps an agent's name registered; dropping it frees the name.
+/// Keeps an agent's name registered; dropping it frees the name and ends
+/// the agent's calls (it waits for one in flight: drop it where that call
+/// can finish, e.g. without Python's GIL held).
 pub struct Registration {
     name: String,
+    gate: Gate,
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
         registry().lock().unwrap_or_else(|e| e.into_inner()).remove(&self.name);
+        *self.gate.lock().unwrap_or_else(|e| e.into_inner()) = false;
     }
 }
 
@@ -134,9 +152,13 @@ pub fn register(name: &str, agent: Arc<dyn Agent>) -> Result<Registration, Strin
     if r.contains_key(name) {
         return Err(format!("an agent named `{name}` is already playing in another run"));
     }
-    let g = Gatherer::start(name, agent).map_err(|e| format!("agent `{name}`: {e}"))?;
+    let gate: Gate = Arc::new(Mutex::new(true));
+    let g = Gatherer::start(name, agent, gate.clone()).map_err(|e| format!("agent `{name}`: {e}"))?;
     r.insert(name.to_string(), Arc::new(g));
-    Ok(Registration { name: name.to_string() })
+    Ok(Registration {
+        name: name.to_string(),
+        gate,
+    })
 }
 
 /// The player of one `agent` entry: asks the registered agent of its name.
@@ -255,7 +277,12 @@ mod tests {
         assert!(answers.iter().all(|a| a == &Ok(Answer::Column(1))));
         assert!(agent.largest.load(Ordering::SeqCst) > 1, "no batch held two games");
         assert!(agent.calls.load(Ordering::SeqCst) < 8);
+        let mut kept = AgentPlayer::new("batched-test").unwrap();
+        let calls = agent.calls.load(Ordering::SeqCst);
         drop(reg);
+        let after = kept.choose_or_quit(&view_after(&[], 0));
+        assert!(after.is_err_and(|e| e.contains("the run has ended")));
+        assert_eq!(agent.calls.load(Ordering::SeqCst), calls, "no call after the run ended");
         let e = AgentPlayer::new("batched-test").err().unwrap();
         assert!(e.contains("no agent named `batched-test`"), "{e}");
     }
