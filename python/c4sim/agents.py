@@ -37,7 +37,7 @@ DEFAULT_LADDER: list[dict] = [
     {"use": "solver", "level": "easy", "name": "solver easy"},
     {"use": "solver", "level": "medium", "name": "solver medium"},
     {"use": "solver", "level": "hard", "name": "solver hard"},
-    {"use": "alphazero", "simulations": 800, "solver": 0, "name": "alphazero800"},
+    {"use": "alphazero", "simulations": 800, "name": "alphazero800"},
     {"use": "solver", "level": "perfect", "name": "solver perfect"},
 ]
 

@@ -250,3 +250,13 @@ def test_play_puts_a_person_against_the_agent_in_the_terminal():
     assert p.returncode == 0, p.stderr[-2000:]
     # You (seat 0) stack column 4; the agent plays column 1 each time: four in a row.
     assert "RESULT WIN 0" in p.stdout, p.stdout[-2000:]
+
+
+def test_the_default_ladder_runs_from_random_to_the_perfect_solver():
+    r = c4sim.rate(first_legal, games=2, positions=0)
+    assert [o["name"] for o in r["opponents"]] == [p["name"] for p in c4sim.agents.DEFAULT_LADDER]
+    assert r["opponents"][0]["name"] == "random" and r["opponents"][-1]["name"] == "solver perfect"
+    assert all(o["games"] == 2 for o in r["opponents"])
+    assert r["anchor"] == {"player": "minimax4", "elo": 0} and r["accuracy"] is None
+    # The perfect solver never loses to a player that only stacks the first open column.
+    assert r["opponents"][-1]["wins"] == 0
