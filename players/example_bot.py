@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An example c4sim external player (spec: external-player.md).
+"""An example c4sim external player (spec: docs/external-player.md).
 
 It takes a winning move when it has one, blocks the opponent's winning move
 otherwise, and else plays the legal column nearest the centre. It also sends

@@ -52,7 +52,7 @@ pub enum PlayerResult {
 }
 
 impl PlayerResult {
-    /// The word external-player.md's GAME_OVER line uses.
+    /// The word docs/external-player.md's GAME_OVER line uses.
     pub fn word(self) -> &'static str {
         match self {
             PlayerResult::Win => "WIN",

@@ -10,7 +10,9 @@
 //! key of every section, including ones added after this test was written.
 //! Player entries are also checked against the kind registry
 //! (`players::kinds::KINDS`): every kind's name and every key it takes.
+//! The rules page, docs/rules.md, names every end reason the referee has.
 
+use c4sim::game::EndReason;
 use c4sim::players::kinds::{COMMON_KEYS, KINDS};
 use c4sim::scenario::parse_str;
 use std::collections::BTreeMap;
@@ -178,6 +180,22 @@ fn every_player_kind_and_its_keys_are_in_the_scenario_reference() {
     assert!(
         missing.is_empty(),
         "docs/scenarios.md does not name: {}",
+        missing.join(", ")
+    );
+}
+
+#[test]
+fn the_rules_page_names_every_end_reason() {
+    let path = root().join("docs/rules.md");
+    let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let missing: Vec<&str> = EndReason::ALL
+        .iter()
+        .map(|r| r.as_str())
+        .filter(|name| !doc.contains(&format!("`{name}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/rules.md does not name these end reasons (in backticks): {}",
         missing.join(", ")
     );
 }

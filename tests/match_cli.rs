@@ -166,7 +166,7 @@ fn quit_is_a_resignation_in_words_and_in_the_record() {
         "{text}"
     );
     assert!(!text.contains("could not move"), "{text}");
-    // In JSON the reason stays FORFEIT (rules.md) and `resigned` names who did;
+    // In JSON the reason stays FORFEIT (docs/rules.md) and `resigned` names who did;
     // end of input is no resignation and carries none.
     let json = |stdin: &str| {
         let out = c4sim()

@@ -1,5 +1,5 @@
 //! The referee actor: drives one game through the state machine of
-//! rules.md ([`crate::game::Game`]), asks each seat's player actor in turn,
+//! docs/rules.md ([`crate::game::Game`]), asks each seat's player actor in turn,
 //! enforces move time (and records how long each seat took), and turns
 //! silence or disappearance into TIMEOUT or FORFEIT. It is the only place
 //! that decides what happens next, for every mode.

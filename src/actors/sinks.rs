@@ -138,7 +138,7 @@ impl Handler<GameEvent> for Renderer {
     }
 }
 
-/// Writes the `--json` event stream of scenarios.md, one object a line.
+/// Writes the `--json` event stream of docs/scenarios.md, one object a line.
 pub struct JsonWriter;
 
 impl Actor for JsonWriter {

@@ -1,5 +1,5 @@
 //! The network's input encoding and training samples, with the left–right
-//! mirror that doubles the data (alphazero.md, "Encoding").
+//! mirror that doubles the data (docs/alphazero.md, "Encoding").
 //!
 //! Planes are laid out pixels-major (`[rows][cols][3]`, "NHWC"): the
 //! network's 3×3 convolutions unfold the neighbourhood of each pixel into

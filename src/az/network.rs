@@ -1,5 +1,5 @@
 //! The policy–value network in candle: a residual tower with a policy head
-//! and a value head (alphazero.md, "Network"), optionally a reply head (the
+//! and a value head (docs/alphazero.md, "Network"), optionally a reply head (the
 //! opponent's next move, an auxiliary training target that play never
 //! reads); [`super::optimizer`] holds the AdamW optimizer that trains it.
 //!
@@ -477,7 +477,7 @@ impl Net {
         Ok(())
     }
 
-    /// The loss of alphazero.md: policy cross-entropy against the visit
+    /// The loss of docs/alphazero.md: policy cross-entropy against the visit
     /// distribution plus value mean-squared error (weight decay is applied
     /// by the optimizer); with `reply` (targets `[N, cols]`, weight) and a
     /// reply head, plus weight × the reply head's cross-entropy against

@@ -44,7 +44,7 @@ impl Default for BoardConfig {
     }
 }
 
-/// Why a board size or a board string is refused, in the words of rules.md.
+/// Why a board size or a board string is refused, in the words of docs/rules.md.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BoardError {
     #[error("rows must be from 1 to {MAX_SIDE}, got {0}")]
@@ -108,7 +108,7 @@ impl BoardConfig {
         Ok(c)
     }
 
-    /// Checks the rules of rules.md; the message says why a board is refused.
+    /// Checks the rules of docs/rules.md; the message says why a board is refused.
     pub fn validate(&self) -> Result<(), BoardError> {
         if self.rows < 1 || self.rows > MAX_SIDE {
             return Err(BoardError::Rows(self.rows));
@@ -276,7 +276,7 @@ impl Board {
         n
     }
 
-    /// rules.md board string: top row first, `.` empty, one letter per seat.
+    /// docs/rules.md board string: top row first, `.` empty, one letter per seat.
     pub fn to_board_string(&self, letters: &[char]) -> String {
         let mut s = String::with_capacity(self.cfg.cells());
         for row in (0..self.cfg.rows).rev() {

@@ -1,4 +1,4 @@
-//! The turn state machine of rules.md as pure code: the referee actor, the
+//! The turn state machine of docs/rules.md as pure code: the referee actor, the
 //! tournament director, self-play evaluation and the network server all drive
 //! a [`Game`], so legality, turn order and end reasons live only here.
 
@@ -103,7 +103,7 @@ pub struct Outcome {
     /// Seats knocked out before the end, with their reasons, in order.
     pub eliminated: Vec<(usize, EndReason)>,
     /// Seats that resigned (a person's `quit`, the page's Resign, a lobby
-    /// client's `resign`). Their end reason stays FORFEIT, as rules.md says;
+    /// client's `resign`). Their end reason stays FORFEIT, as docs/rules.md says;
     /// this is what lets people read "resigned" instead of "could not move".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resigned: Vec<usize>,

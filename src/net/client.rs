@@ -173,7 +173,7 @@ fn result_of(word: &str) -> PlayerResult {
     }
 }
 
-/// The closest end reason of rules.md for a protocol reason, for players
+/// The closest end reason of docs/rules.md for a protocol reason, for players
 /// that are told how a game ended (external programs' `GAME_OVER` line).
 pub fn end_reason_of(reason: &str) -> EndReason {
     match reason {

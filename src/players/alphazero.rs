@@ -28,7 +28,7 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// PUCT constant in play (the training default of alphazero.md).
+/// PUCT constant in play (the training default of docs/alphazero.md).
 pub const PLAY_C_PUCT: f32 = 2.5;
 /// Leaves per network call in play. Virtual losses keep a batch's leaves
 /// apart; the moves depend on this number, never on the threads that share

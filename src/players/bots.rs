@@ -109,7 +109,7 @@ impl MctsSpec {
     }
 }
 
-/// Alpha–beta minimax with the reference heuristic (alphazero.md).
+/// Alpha–beta minimax with the reference heuristic (docs/alphazero.md).
 pub struct MinimaxBot {
     search: Minimax,
 }

@@ -1,4 +1,4 @@
-//! External programs speaking external-player.md over stdin/stdout.
+//! External programs speaking docs/external-player.md over stdin/stdout.
 //!
 //! Every read is bounded (line length and bytes per answer), so a bot that
 //! floods its output costs an illegal move, never memory. The child runs in
@@ -171,7 +171,7 @@ pub async fn read_line_bounded<R: AsyncBufRead + Unpin>(
     }
 }
 
-/// The request block for one turn (external-player.md).
+/// The request block for one turn (docs/external-player.md).
 pub fn request_block(v: &TurnView) -> String {
     let mut s = String::new();
     if let Some(e) = &v.error {

@@ -81,7 +81,7 @@ pub enum RunsAs {
     Bot,
     /// A person at the terminal.
     Human,
-    /// A program speaking external-player.md.
+    /// A program speaking docs/external-player.md.
     External,
 }
 

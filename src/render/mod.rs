@@ -1,9 +1,9 @@
-//! The three terminal looks of rules.md as pure functions from game state to
+//! The three terminal looks of docs/rules.md as pure functions from game state to
 //! text. The renderer actor only decides when to print.
 
 use crate::game::{colour_name, Board, EndReason, Outcome, Refusal};
 
-/// `render:` — the terminal look of rules.md (`none`: results only).
+/// `render:` — the terminal look of docs/rules.md (`none`: results only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RenderStyle {
     Emoji,

@@ -2,7 +2,7 @@
 //! file:line:column errors.
 //!
 //! [`load`] / [`parse_str`] turn a scenario file into a [`Scenario`] (the
-//! keys and defaults are listed in `parse.rs`); [`parse_player_spec`] reads
+//! keys and defaults are listed in docs/scenarios.md); [`parse_player_spec`] reads
 //! the `--player` argument of `c4sim analyze`; every failure is a
 //! [`ScenarioError`] that prints as `FILE:LINE:COLUMN: MESSAGE`.
 

@@ -31,7 +31,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The game names a server can host (lobby-protocol.md, "Games").
+/// The game names a server can host (docs/lobby-protocol.md, "Games").
 pub const GAME_NAMES: [&str; 2] = ["connect4", "connect4-classic"];
 
 /// A game the lobby server hosts: who may play and on which board.

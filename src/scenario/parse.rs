@@ -2,6 +2,8 @@
 //! and every error located at `FILE:LINE:COLUMN`.
 //!
 //! # Keys and defaults
+//! The reference for users, every key of every mode with its default, is
+//! docs/scenarios.md; this table is the parser's own summary of the common keys.
 //! Every key is optional. A key with an empty value (`board:`) counts as
 //! not written. Unknown keys are errors everywhere, with the closest known
 //! key suggested.
@@ -30,8 +32,8 @@
 //! names get " 2", " 3", ...), `kind` (required), `move_time` (overrides
 //! `limits.move_time`), and each kind's own keys. Kinds and their keys are
 //! not listed here: they come from the registry (`players::kinds::KINDS`
-//! and each kind's `KindKeys`), which also words the errors; the README's
-//! "Player kinds" table documents them for users.
+//! and each kind's `KindKeys`), which also words the errors; docs/scenarios.md
+//! ("Kinds") documents them for users.
 //!
 //! A key that does not apply to the player's kind is an error. Profiles are
 //! looked up in `players/` beside the scenario, then in `players/` of the
@@ -279,7 +281,7 @@ fn section<T>(
     get(top, key).map(|(_, v)| parse(v)).transpose()
 }
 
-/// `board`, checked against rules.md. The error points at the key the
+/// `board`, checked against docs/rules.md. The error points at the key the
 /// check names (`win_length` too large points at `win_length`), or at
 /// `board` when that key was left to its default.
 fn parse_board(doc: Doc, top: &[(Node, Node)]) -> Result<BoardConfig, ScenarioError> {

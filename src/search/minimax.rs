@@ -1,4 +1,4 @@
-//! The minimax opponent of alphazero.md ("The minimax opponent"): negamax
+//! The minimax opponent of docs/alphazero.md ("The minimax opponent"): negamax
 //! with alpha–beta to a fixed depth, made fast without changing a single
 //! result of the plain search.
 //!
@@ -22,7 +22,7 @@
 //! - The root plays the highest-scoring column; ties go to the lowest column.
 //!
 //! # Whose view the heuristic takes
-//! alphazero.md says "at depth 0 a heuristic from the mover's view", the
+//! docs/alphazero.md says "at depth 0 a heuristic from the mover's view", the
 //! same words it uses for terminal positions, where the mover is the player
 //! who just moved (and won). The table is not antisymmetric (+5 for my
 //! three, −50 for the opponent's), so the two possible readings differ:

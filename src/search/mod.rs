@@ -1,6 +1,6 @@
 //! Game-tree searches over bitboard positions: pure, synchronous code.
 //!
-//! - [`minimax`]: the fixed-depth alpha–beta opponent of alphazero.md,
+//! - [`minimax`]: the fixed-depth alpha–beta opponent of docs/alphazero.md,
 //!   exactly equal to plain negamax, only faster.
 //! - [`reference`]: the plain negamax that minimax must equal (tests, bench).
 //! - [`uct`]: plain UCT with random playouts, the reference opponent

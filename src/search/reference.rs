@@ -7,7 +7,7 @@ use crate::search::minimax::LeafView;
 
 pub const WIN: i32 = 1000;
 
-/// The window rows of alphazero.md, as one exclusive if/else-if chain in
+/// The window rows of docs/alphazero.md, as one exclusive if/else-if chain in
 /// the order of the table (it matters for win lengths 1 and 2, where an
 /// empty window matches several rows).
 fn window(mine: usize, theirs: usize, len: usize) -> i32 {

@@ -1,5 +1,5 @@
 //! Monte Carlo tree search guided by the network (PUCT), as in
-//! alphazero.md: priors from the policy head at expansion, values from the
+//! docs/alphazero.md: priors from the policy head at expansion, values from the
 //! value head at leaves, terminal positions scored exactly, illegal columns
 //! masked, Dirichlet noise at the root in self-play only.
 //!

@@ -184,7 +184,7 @@ fn more_seats_lump_the_others_together() {
     assert!(b.is_legal(col));
 }
 
-/// alphazero.md: depth 8 beats depth 2 in at least 80% of games. Ten
+/// docs/alphazero.md: depth 8 beats depth 2 in at least 80% of games. Ten
 /// different 2-ply openings, each played with both colours.
 #[test]
 fn depth_8_beats_depth_2() {
