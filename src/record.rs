@@ -63,7 +63,12 @@ impl PlayerResult {
 }
 
 impl GameRecord {
+    /// A seat that went out of the game (illegal moves, time, forfeit) lost
+    /// it, even when the others then filled the board without a line.
     pub fn result_of(&self, seat: usize) -> PlayerResult {
+        if self.outcome.eliminated.iter().any(|&(s, _)| s == seat) {
+            return PlayerResult::Loss;
+        }
         match self.outcome.winner {
             None => PlayerResult::Draw,
             Some(w) if w == seat => PlayerResult::Win,
@@ -125,5 +130,50 @@ pub fn tally(tallies: &mut [Tally], record: &GameRecord) {
                 PlayerResult::Loss => t.losses += 1,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{EndReason, Outcome};
+
+    fn record(winner: Option<usize>, eliminated: Vec<(usize, EndReason)>) -> GameRecord {
+        GameRecord {
+            game: 1,
+            players: vec!["a".into(), "b".into(), "c".into()],
+            moves: vec![],
+            opening: vec![],
+            outcome: Outcome {
+                winner,
+                reason: EndReason::Tie,
+                eliminated,
+                resigned: vec![],
+            },
+            seed: 0,
+            duration_ms: 0,
+            think_ms: vec![],
+            turns: vec![],
+            forfeits: vec![],
+        }
+    }
+
+    #[test]
+    fn a_seat_that_went_out_lost_even_when_the_rest_drew() {
+        let r = record(None, vec![(1, EndReason::Timeout)]);
+        let results: Vec<_> = (0..3).map(|s| r.result_of(s)).collect();
+        assert_eq!(results, [PlayerResult::Draw, PlayerResult::Loss, PlayerResult::Draw]);
+        let mut t: Vec<Tally> = ["a", "b", "c"]
+            .iter()
+            .map(|n| Tally {
+                name: n.to_string(),
+                ..Default::default()
+            })
+            .collect();
+        tally(&mut t, &r);
+        assert_eq!((t[1].losses, t[0].draws, t[2].draws), (1, 1, 1));
+        let won = record(Some(2), vec![(1, EndReason::Forfeit)]);
+        assert_eq!(won.result_of(0), PlayerResult::Loss);
+        assert_eq!(won.result_of(2), PlayerResult::Win);
     }
 }
