@@ -95,7 +95,7 @@ pub(super) fn prepare_run_dir(
             ModeError::Failed(format!(
                 "another trainer is running on {} ({held})",
                 layout.out.display()
-            ))
+            ).into())
         })?),
         Role::Single => None,
     };
@@ -103,7 +103,7 @@ pub(super) fn prepare_run_dir(
     // that means the workers' files and the run id too, or the new history
     // would take the old run's files again.
     if fresh || (role == Role::Trainer && !settings.resume) {
-        crate::train::exchange::start_over(&layout.out, role == Role::Trainer).map_err(ModeError::Failed)?;
+        crate::train::exchange::start_over(&layout.out, role == Role::Trainer).map_err(|e| ModeError::Failed(e.into()))?;
     }
     match role {
         // Workers learn at once that a run given more iterations goes on.
@@ -116,7 +116,7 @@ pub(super) fn prepare_run_dir(
             return Err(ModeError::Usage(format!(
                 "{} holds a distributed run (run.json): continue it with --role trainer, or start over with --fresh",
                 layout.out.display()
-            )))
+            ).into()))
         }
         Role::Single => {}
     }
