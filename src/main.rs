@@ -248,10 +248,9 @@ fn command(command: Command) -> Result<(), ModeError> {
         } => web(bind, &player, &board, seed, analysts),
         Command::Report { file, json } => match scenario::load(&file)? {
             sc if sc.mode == Mode::Tournament => c4sim::tournament::shard::report_command(&sc, json),
-            _ => Err(ModeError::Usage(format!(
-                "{}: `c4sim report` takes a `mode: tournament` scenario",
-                file.display()
-            ).into())),
+            _ => Err(ModeError::Usage(
+                format!("{}: `c4sim report` takes a `mode: tournament` scenario", file.display()).into(),
+            )),
         },
         Command::Validate { file, resolved } => {
             let sc = scenario::load(&file)?;

@@ -5,8 +5,8 @@
 
 use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::runner::{run_match, Output};
-use crate::record::GameRecord;
 use crate::players::BuildError;
+use crate::record::GameRecord;
 use crate::scenario::{InScenario, Mode, Scenario};
 use crate::tournament::shard::Shard;
 use std::net::SocketAddr;
@@ -194,7 +194,10 @@ mod tests {
         ];
         for o in &bad {
             let e = run_scenario(m(), o).unwrap_err();
-            assert!(matches!(e, ModeError::Usage(ref s) if s.to_string().starts_with("t.yaml: ")), "{e}");
+            assert!(
+                matches!(e, ModeError::Usage(ref s) if s.to_string().starts_with("t.yaml: ")),
+                "{e}"
+            );
         }
     }
 

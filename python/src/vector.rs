@@ -212,14 +212,13 @@ impl VectorEnv {
         }
         let env = py
             .detach(|| {
-                let make = spec
-                    .as_ref()
-                    .map(|s| move || c4sim::players::build_strategy(s, seed));
+                let make = spec.as_ref().map(|s| move || c4sim::players::build_strategy(s, seed));
                 VecEnv::new(
                     num_envs,
                     cfg,
                     seed,
-                    make.as_ref().map(|f| f as &dyn Fn() -> Result<_, c4sim::players::BuildError>),
+                    make.as_ref()
+                        .map(|f| f as &dyn Fn() -> Result<_, c4sim::players::BuildError>),
                     threads,
                 )
             })

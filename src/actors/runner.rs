@@ -148,10 +148,7 @@ pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, Ma
             seed: seed::derive(sc.seed, g + 1, seed::MATCH_GAME),
             sinks: sinks.clone(),
         };
-        let record = referee
-            .send(msg)
-            .await
-            .map_err(MatchError::Referee)?;
+        let record = referee.send(msg).await.map_err(MatchError::Referee)?;
         tally(&mut tallies, &record);
         records.push(record);
     }

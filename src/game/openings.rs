@@ -148,6 +148,9 @@ mod tests {
         let cfg = BoardConfig::default();
         let v = parse_opening_file("# comment\n44\n\n123\n", cfg).unwrap();
         assert_eq!(v, vec![vec![3, 3], vec![0, 1, 2]]);
-        assert!(parse_opening_file("9\n", cfg).unwrap_err().to_string().starts_with("line 1"));
+        assert!(parse_opening_file("9\n", cfg)
+            .unwrap_err()
+            .to_string()
+            .starts_with("line 1"));
     }
 }

@@ -77,10 +77,7 @@ pub struct JoinArgs {
 #[derive(Debug, thiserror::Error)]
 pub enum FlagError {
     #[error("--{flag}: {source}")]
-    Duration {
-        flag: &'static str,
-        source: DurationError,
-    },
+    Duration { flag: &'static str, source: DurationError },
     /// `--{flag}` names a game the lobby does not have.
     #[error("--{flag}: unknown game `{name}`; games: {}", GAME_NAMES.join(", "))]
     UnknownGame { flag: &'static str, name: String },

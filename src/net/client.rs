@@ -7,7 +7,6 @@
 //! terminal — plays over the network without knowing it.
 
 use super::codec::{as_sent, parse_server_line, req_line, CodecError, ErrorCode, Event, Method, Named, ServerLine};
-use crate::players::BuildError;
 use super::lines::{Line, LineReader};
 use crate::actors::messages::{Abandon, GameEnded, GameEvent, NewGame, Reply, Shutdown, YourTurn};
 use crate::actors::mode::{run_mode, ModeError};
@@ -17,6 +16,7 @@ use crate::actors::sinks::{JsonWriter, Renderer};
 use crate::game::board::BoardError;
 use crate::game::{Answer, Board, BoardConfig, EndReason, Refusal, DEFAULT_LETTERS, DEFAULT_MAX_INVALID};
 use crate::players::kinds::RunsAs;
+use crate::players::BuildError;
 use crate::players::TurnView;
 use crate::record::{PlayerResult, Tally};
 use crate::scenario::net::{GameKind, JoinSettings};

@@ -510,7 +510,10 @@ mod tests {
         assert_eq!(r.params.unwrap()["move"], json!(3));
         // \r\n endings and extra spaces are accepted.
         let r = req("REQ 6  m1   game.leave  \r");
-        assert_eq!((r.match_id.as_deref(), r.method), (Some("m1"), Named::Known(Method::GameLeave)));
+        assert_eq!(
+            (r.match_id.as_deref(), r.method),
+            (Some("m1"), Named::Known(Method::GameLeave))
+        );
     }
 
     #[test]
@@ -524,7 +527,11 @@ mod tests {
         let r = req("REQ 1 m1 bar");
         assert_eq!((r.match_id.as_deref(), r.method_name()), (Some("m1"), "bar"));
         let r = req("REQ 1 session.bye");
-        assert_eq!(r.method, Named::Unknown("session.bye".into()), "a dotted name that is no method");
+        assert_eq!(
+            r.method,
+            Named::Unknown("session.bye".into()),
+            "a dotted name that is no method"
+        );
     }
 
     #[test]

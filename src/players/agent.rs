@@ -160,9 +160,7 @@ fn answer_all(agent: &dyn Agent, questions: &Receiver<Question>, gate: &Gate) {
         drop(open);
         let mut answers = answers.into_iter();
         for q in batch {
-            let a = answers
-                .next()
-                .unwrap_or_else(|| Err(AgentError::FewerAnswers));
+            let a = answers.next().unwrap_or_else(|| Err(AgentError::FewerAnswers));
             let _ = q.reply.send(a);
         }
     }
@@ -243,10 +241,12 @@ impl Strategy for AgentPlayer {
     }
 
     fn choose_or_quit(&mut self, view: &TurnView) -> Result<Answer, AgentError> {
-        self.gatherer.ask(Observation::of(view)).map_err(|why| AgentError::Failed {
-            name: self.name.clone(),
-            why: Box::new(why),
-        })
+        self.gatherer
+            .ask(Observation::of(view))
+            .map_err(|why| AgentError::Failed {
+                name: self.name.clone(),
+                why: Box::new(why),
+            })
     }
 
     /// Python code may take any time: never on the actor loop.

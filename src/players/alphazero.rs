@@ -432,7 +432,10 @@ impl Strategy for AlphaZeroBot {
             Err(e) => {
                 tracing::error!("{e}");
                 self.last_note = None;
-                (Answer::Malformed(e.to_string()), Some(json!({ "error": e.to_string() })))
+                (
+                    Answer::Malformed(e.to_string()),
+                    Some(json!({ "error": e.to_string() })),
+                )
             }
         }
     }

@@ -228,10 +228,7 @@ pub enum StartError {
     EmptyCommand,
     /// The system refused to run `command` (the program and its arguments).
     #[error("cannot start `{command}`: {source}")]
-    Spawn {
-        command: String,
-        source: std::io::Error,
-    },
+    Spawn { command: String, source: std::io::Error },
 }
 
 /// Checks a `BOARD:` line sent with a move: it must be the board after the
@@ -321,12 +318,10 @@ impl ExternalProcess {
                 Ok(())
             });
         }
-        let mut child = cmd
-            .spawn()
-            .map_err(|source| StartError::Spawn {
-                command: self.launch.command.join(" "),
-                source,
-            })?;
+        let mut child = cmd.spawn().map_err(|source| StartError::Spawn {
+            command: self.launch.command.join(" "),
+            source,
+        })?;
         self.stdin = child.stdin.take();
         self.stdout = child.stdout.take().map(BufReader::new);
         if let Some(err) = child.stderr.take() {

@@ -107,10 +107,7 @@ pub fn play_all_parallel<E: Into<Box<dyn std::error::Error + Send + Sync>>>(
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(JudgeError::Panicked))
-            })
+            .map(|h| h.join().unwrap_or_else(|_| Err(JudgeError::Panicked)))
             .collect()
     });
     let mut out = vec![None; positions.len()];

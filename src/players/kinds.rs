@@ -18,11 +18,11 @@
 //! type and its keys), a variant in [`PlayerKind`] and [`KindSpec`], its
 //! entry in [`KINDS`], and the arms the compiler then asks for.
 
+use super::agent::AgentError;
+use super::alphazero::AlphaZeroError;
 use super::alphazero::AlphaZeroSpec;
 use super::bots::{self, MctsSpec, MinimaxSpec};
 use super::external::ExternalSpec;
-use super::agent::AgentError;
-use super::alphazero::AlphaZeroError;
 use super::keys::{FitError, KeyError, Keyed};
 pub use super::keys::{Key, KeyType, KeyValue, KindKeys};
 use super::solver::{SolverBotError, SolverSpec};
@@ -376,8 +376,14 @@ pub fn build_strategy(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>,
         KindSpec::Invalid => Ok(Box::new(bots::InvalidBot)),
         KindSpec::Minimax(s) => Ok(Box::new(s.build())),
         KindSpec::Mcts(s) => Ok(Box::new(s.build(seed))),
-        KindSpec::Alphazero(s) => s.build().map(|b| Box::new(b) as Box<dyn Strategy>).map_err(KindError::from),
-        KindSpec::Solver(s) => s.build().map(|b| Box::new(b) as Box<dyn Strategy>).map_err(KindError::from),
+        KindSpec::Alphazero(s) => s
+            .build()
+            .map(|b| Box::new(b) as Box<dyn Strategy>)
+            .map_err(KindError::from),
+        KindSpec::Solver(s) => s
+            .build()
+            .map(|b| Box::new(b) as Box<dyn Strategy>)
+            .map_err(KindError::from),
         KindSpec::Agent => super::agent::AgentPlayer::new(&spec.name)
             .map(|a| Box::new(a) as Box<dyn Strategy>)
             .map_err(KindError::from),

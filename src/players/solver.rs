@@ -26,10 +26,10 @@ use crate::players::{Strategy, TurnView};
 use crate::search::minimax::Minimax;
 use crate::solver::book::BookFileError;
 use crate::solver::{centre_order, describe_score, Book, Pos, ScoreBook, Solver, SolverError, MAX_TABLE_LOG2};
-use std::path::{Path, PathBuf};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
+use std::path::{Path, PathBuf};
 
 /// The `level` key's values, weakest last, with the chance of a mistake
 /// before each move.
@@ -423,10 +423,18 @@ mod tests {
         assert_eq!(b.choose(&other), Answer::Column(2));
         // A missing or broken file is refused when the player is made.
         spec.book = Some(dir.path().join("none.bin"));
-        assert!(SolverBot::from_spec(&spec).err().unwrap().to_string().contains("none.bin"));
+        assert!(SolverBot::from_spec(&spec)
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("none.bin"));
         std::fs::write(&path, b"junk").unwrap();
         spec.book = Some(path);
-        assert!(SolverBot::from_spec(&spec).err().unwrap().to_string().contains("not a solver book"));
+        assert!(SolverBot::from_spec(&spec)
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("not a solver book"));
     }
 
     #[test]

@@ -11,8 +11,8 @@
 //! games and second in the others.
 
 use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position, Status};
-use crate::game::{Answer, Board, BoardConfig, DEFAULT_LETTERS};
 use crate::game::board::BoardError;
+use crate::game::{Answer, Board, BoardConfig, DEFAULT_LETTERS};
 use crate::players::{BuildError, FitError, Strategy, TurnView};
 use crate::util::handoff::Helpers;
 use crate::util::seed;

@@ -80,7 +80,10 @@ mod tests {
             let e = parse_duration(bad).unwrap_err().to_string();
             assert!(e.contains("invalid duration"), "{bad}: {e}");
         }
-        assert!(parse_duration("fast").unwrap_err().to_string().contains("30s, 500ms, 2m or 1h"));
+        assert!(parse_duration("fast")
+            .unwrap_err()
+            .to_string()
+            .contains("30s, 500ms, 2m or 1h"));
         assert!(parse_duration("-5s").unwrap_err().to_string().contains("negative"));
     }
 }

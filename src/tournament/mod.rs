@@ -432,13 +432,12 @@ fn finish(
     }
     let mut rep = report::build(&sc.name, t.schedule.as_str(), names, &all, total, anchor);
     rep.sprt = sprt.map(|q| q.summary().clone());
-    write_reports(dir, &rep, &all, &rs)
-        .map_err(|source| {
-            ModeError::failed(TournamentError::WriteReport {
-                dir: dir.to_path_buf(),
-                source,
-            })
-        })?;
+    write_reports(dir, &rep, &all, &rs).map_err(|source| {
+        ModeError::failed(TournamentError::WriteReport {
+            dir: dir.to_path_buf(),
+            source,
+        })
+    })?;
     if json {
         let players: Vec<_> = rep
             .standings

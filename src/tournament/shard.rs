@@ -250,8 +250,12 @@ pub fn report_command(sc: &Scenario, json: bool) -> Result<(), ModeError> {
     }
     let mut rep = report::build(&sc.name, t.schedule.as_str(), &names, &games, total, anchor);
     rep.sprt = sprt.map(|q| q.summary().clone());
-    super::write_reports(&dir, &rep, &games, &rs)
-        .map_err(|source| ModeError::failed(TournamentError::WriteReport { dir: dir.clone(), source }))?;
+    super::write_reports(&dir, &rep, &games, &rs).map_err(|source| {
+        ModeError::failed(TournamentError::WriteReport {
+            dir: dir.clone(),
+            source,
+        })
+    })?;
     let read: Vec<String> = paths
         .iter()
         .filter_map(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))

@@ -91,7 +91,9 @@ fn analyze_with(bot: &mut SolverBot, nodes: Option<u64>, cfg: BoardConfig, pos: 
     let view = TurnView::of(&game, 0, moves.len() % 2, &DEFAULT_LETTERS, None);
     // The scores alone: no move is chosen, so an unproven position costs
     // one budget, not a second search for a fallback move.
-    let scores = bot.column_scores(&view, nodes).map_err(|e| Refused::Board(e.to_string()))?;
+    let scores = bot
+        .column_scores(&view, nodes)
+        .map_err(|e| Refused::Board(e.to_string()))?;
     let words: Vec<Option<String>> = scores
         .iter()
         .map(|s| s.map(|s| describe_score(cfg.cells(), moves.len(), s)))

@@ -1,7 +1,7 @@
 use crate::players::bots::MinimaxSpec;
 use crate::players::KindSpec;
-use crate::scenario::{parse_str, ScenarioError};
 use crate::scenario::train::{AccuracySettings, OpeningSuite, TrainSettings};
+use crate::scenario::{parse_str, ScenarioError};
 use std::path::Path;
 
 fn train(body: &str) -> Result<TrainSettings, ScenarioError> {
