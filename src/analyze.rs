@@ -4,19 +4,28 @@
 use crate::game::openings::game_after;
 use crate::game::{Answer, BoardConfig, DEFAULT_LETTERS};
 use crate::players::kinds::{RunsAs, KINDS};
-use crate::players::{build_strategy, PlayerSpec, Strategy, TurnView};
+use crate::players::{build_strategy, BuildError, PlayerSpec, Strategy, TurnView};
 use serde_json::json;
 use std::io::{BufRead, Write};
 
+/// A player `analyze` cannot ask, with the kinds it could.
+#[derive(Debug, thiserror::Error)]
+#[error("{source}; kinds that answer without a person: {}", bots.join(", "))]
+pub struct AnalyzerError {
+    #[source]
+    pub source: BuildError,
+    pub bots: Vec<&'static str>,
+}
+
 /// Builds the strategy for `analyze`, or says which kinds can answer.
-pub fn analyzer(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>, String> {
-    build_strategy(spec, seed).map_err(|why| {
-        let bots: Vec<&str> = KINDS
+pub fn analyzer(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>, AnalyzerError> {
+    build_strategy(spec, seed).map_err(|source| AnalyzerError {
+        source,
+        bots: KINDS
             .iter()
             .filter(|k| k.runs_as == RunsAs::Bot)
             .map(|k| k.name)
-            .collect();
-        format!("{why}; kinds that answer without a person: {}", bots.join(", "))
+            .collect(),
     })
 }
 

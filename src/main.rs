@@ -248,10 +248,9 @@ fn command(command: Command) -> Result<(), ModeError> {
         } => web(bind, &player, &board, seed, analysts),
         Command::Report { file, json } => match scenario::load(&file)? {
             sc if sc.mode == Mode::Tournament => c4sim::tournament::shard::report_command(&sc, json),
-            _ => Err(ModeError::Usage(format!(
-                "{}: `c4sim report` takes a `mode: tournament` scenario",
-                file.display()
-            ))),
+            _ => Err(ModeError::Usage(
+                format!("{}: `c4sim report` takes a `mode: tournament` scenario", file.display()).into(),
+            )),
         },
         Command::Validate { file, resolved } => {
             let sc = scenario::load(&file)?;
@@ -304,7 +303,7 @@ fn command(command: Command) -> Result<(), ModeError> {
 
 /// A command's bad argument, said as `error: …` (exit code 2).
 fn usage(e: impl std::fmt::Display) -> ModeError {
-    ModeError::Usage(format!("error: {e}"))
+    ModeError::Usage(format!("error: {e}").into())
 }
 
 /// `c4sim run`'s flags beside the file: [`c4sim::run::RunOptions`] as clap reads them.
@@ -373,7 +372,7 @@ fn exit_code(r: Result<(), ModeError>) -> u8 {
 
 /// `--player SPEC` and `--board RxCxW` of `web` and `analyze`.
 fn player_on_board(player: &str, board: &str) -> Result<(c4sim::players::PlayerSpec, BoardConfig), ModeError> {
-    let cfg = BoardConfig::parse_compact(board).map_err(|e| ModeError::Usage(format!("--board: {e}")))?;
+    let cfg = BoardConfig::parse_compact(board).map_err(|e| ModeError::Usage(format!("--board: {e}").into()))?;
     let spec = scenario::parse_player_spec(player)?;
     Ok((spec, cfg))
 }
@@ -398,16 +397,15 @@ fn web(
 
 fn analyze(player: &str, board: &str, seed: u64) -> Result<(), ModeError> {
     let (spec, cfg) = player_on_board(player, board)?;
-    let mut strategy = c4sim::analyze::analyzer(&spec, seed)
-        .and_then(|s| s.fits(cfg).map(|()| s))
-        .map_err(usage)?;
+    let mut strategy = c4sim::analyze::analyzer(&spec, seed).map_err(usage)?;
+    strategy.fits(cfg).map_err(usage)?;
     c4sim::analyze::run(
         strategy.as_mut(),
         cfg,
         std::io::stdin().lock(),
         std::io::stdout().lock(),
     )
-    .map_err(|e| ModeError::Failed(e.to_string()))
+    .map_err(|e| ModeError::Failed(e.to_string().into()))
 }
 
 fn bench(what: BenchWhat) -> Result<(), ModeError> {
@@ -425,7 +423,7 @@ fn bench(what: BenchWhat) -> Result<(), ModeError> {
             let pos = c4sim::bench::minimax::midgame_positions(positions, 2024);
             c4sim::bench::minimax::minimax_bench(depth, &pos, baseline, &mut std::io::stdout())
                 .map(drop)
-                .map_err(|e| ModeError::Failed(e.to_string()))
+                .map_err(|e| ModeError::Failed(e.to_string().into()))
         }
         BenchWhat::Tournament { games, rounds } => bench_tournament(games, rounds),
         BenchWhat::Inference {

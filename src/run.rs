@@ -5,8 +5,9 @@
 
 use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::runner::{run_match, Output};
+use crate::players::BuildError;
 use crate::record::GameRecord;
-use crate::scenario::{Mode, Scenario};
+use crate::scenario::{InScenario, Mode, Scenario};
 use crate::tournament::shard::Shard;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -87,7 +88,7 @@ pub fn apply_options(sc: &mut Scenario, opts: &RunOptions) -> Result<(), &'stati
 /// Runs a scenario in its mode, as `opts` ask: the options are checked
 /// against the mode first (a misfit is [`ModeError::Usage`]).
 pub fn run_scenario(mut sc: Scenario, opts: &RunOptions) -> Result<RunOutcome, ModeError> {
-    apply_options(&mut sc, opts).map_err(|why| ModeError::Usage(format!("{}: {why}", sc.path.display())))?;
+    apply_options(&mut sc, opts).map_err(|why| ModeError::Usage(format!("{}: {why}", sc.path.display()).into()))?;
     // An `agent` player without its agent is the caller's mistake, told
     // before anything starts (the CLI has none to give).
     for p in sc
@@ -95,15 +96,24 @@ pub fn run_scenario(mut sc: Scenario, opts: &RunOptions) -> Result<RunOutcome, M
         .iter()
         .filter(|p| p.kind.kind() == crate::players::PlayerKind::Agent)
     {
-        crate::players::agent::AgentPlayer::new(&p.name)
-            .map_err(|why| ModeError::Usage(format!("{}: player `{}`: {why}", sc.path.display(), p.name)))?;
+        crate::players::agent::AgentPlayer::new(&p.name).map_err(|why| {
+            ModeError::usage(InScenario {
+                file: sc.path.clone(),
+                source: BuildError::Player {
+                    player: p.name.clone(),
+                    source: why.into(),
+                },
+            })
+        })?;
     }
     let sc = &sc;
     let json = opts.json;
     match sc.mode {
         Mode::Match => {
             let out = Output::for_scenario(sc, json);
-            let games = run_mode(async { Ok(run_match(sc, out).await?) }, || "Interrupted.".into())?;
+            let games = run_mode(async { run_match(sc, out).await.map_err(ModeError::failed) }, || {
+                "Interrupted.".into()
+            })?;
             Ok(RunOutcome::Match { games })
         }
         Mode::Tournament => {
@@ -112,7 +122,7 @@ pub fn run_scenario(mut sc: Scenario, opts: &RunOptions) -> Result<RunOutcome, M
                 None => Vec::new(),
                 Some(bind) => {
                     let (addr, sink) = crate::web::watch_in_thread(bind, sc.name.clone(), "tournament", None)
-                        .map_err(ModeError::Failed)?;
+                        .map_err(ModeError::failed)?;
                     eprintln!("Watch the tournament at http://{addr}/#watch");
                     vec![sink]
                 }
@@ -151,7 +161,7 @@ pub fn run_scenario(mut sc: Scenario, opts: &RunOptions) -> Result<RunOutcome, M
 /// and a `mode: serve` scenario run with `--web ADDR`).
 pub fn serve_watched(cfg: crate::net::server::ServeConfig, bind: SocketAddr) -> Result<(), ModeError> {
     let (addr, sink) =
-        crate::web::watch_in_thread(bind, "Lobby matches".into(), "lobby", None).map_err(ModeError::Failed)?;
+        crate::web::watch_in_thread(bind, "Lobby matches".into(), "lobby", None).map_err(ModeError::failed)?;
     eprintln!("Watch the lobby's matches at http://{addr}/#watch");
     crate::net::server::serve_watched(cfg, vec![sink])
 }
@@ -184,7 +194,10 @@ mod tests {
         ];
         for o in &bad {
             let e = run_scenario(m(), o).unwrap_err();
-            assert!(matches!(e, ModeError::Usage(ref s) if s.starts_with("t.yaml: ")), "{e}");
+            assert!(
+                matches!(e, ModeError::Usage(ref s) if s.to_string().starts_with("t.yaml: ")),
+                "{e}"
+            );
         }
     }
 

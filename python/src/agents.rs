@@ -3,7 +3,7 @@
 //! This module only converts: observations to numpy, answers to columns.
 
 use c4sim::game::Answer;
-use c4sim::players::agent::{self, Agent, Observation, Registration};
+use c4sim::players::agent::{self, Agent, AgentError, Observation, Registration};
 use numpy::{PyArray1, PyArray2, PyArray3, PyArray4, PyArrayMethods};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -74,7 +74,7 @@ impl PyAgent {
 }
 
 impl Agent for PyAgent {
-    fn act(&self, obs: &[Observation]) -> Vec<Result<Answer, String>> {
+    fn act(&self, obs: &[Observation]) -> Vec<Result<Answer, AgentError>> {
         Python::attach(|py| {
             let obj = self.obj.bind(py);
             match self.call {
@@ -90,23 +90,23 @@ impl Agent for PyAgent {
                                 cols.len(),
                                 obs.len()
                             );
-                            obs.iter().map(|_| Err(why.clone())).collect()
+                            obs.iter().map(|_| Err(AgentError::Raised(why.clone()))).collect()
                         }
                         Err(e) => {
                             let why = describe(py, &e);
-                            obs.iter().map(|_| Err(why.clone())).collect()
+                            obs.iter().map(|_| Err(AgentError::Raised(why.clone()))).collect()
                         }
                     }
                 }
                 Call::Act | Call::Callable => obs
                     .iter()
                     .map(|o| {
-                        let d = Self::one(py, o).map_err(|e| describe(py, &e))?;
+                        let d = Self::one(py, o).map_err(|e| AgentError::Raised(describe(py, &e)))?;
                         let r = match self.call {
                             Call::Act => obj.call_method1("act", (d,)),
                             _ => obj.call1((d,)),
                         };
-                        r.map(|c| column(&c)).map_err(|e| describe(py, &e))
+                        r.map(|c| column(&c)).map_err(|e| AgentError::Raised(describe(py, &e)))
                     })
                     .collect(),
             }
@@ -140,7 +140,7 @@ pub fn register_all(agents: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<Registra
             obj: obj.unbind(),
             call,
         };
-        regs.push(agent::register(&name, Arc::new(a)).map_err(pyo3::exceptions::PyValueError::new_err)?);
+        regs.push(agent::register(&name, Arc::new(a)).map_err(crate::value_error)?);
     }
     Ok(regs)
 }

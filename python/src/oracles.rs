@@ -61,7 +61,7 @@ impl Solver {
         let (nodes, threads) = (nodes.map(|n| n.0), threads.0);
         let oracle = py
             .detach(|| SolverOracle::new(cfg, nodes, threads, table_log2))
-            .map_err(PyValueError::new_err)?;
+            .map_err(crate::value_error)?;
         Ok(Solver {
             oracle: Mutex::new(oracle),
             cols,
@@ -110,7 +110,7 @@ impl AlphaZero {
         let threads = (threads > 0).then_some(threads);
         let bot = py
             .detach(|| AlphaZeroBot::load(&model, simulations, "cpu", threads))
-            .map_err(PyValueError::new_err)?;
+            .map_err(crate::value_error)?;
         let b = bot.board();
         Ok(AlphaZero {
             bot: Mutex::new(bot),

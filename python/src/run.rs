@@ -56,8 +56,8 @@ pub fn run<'py>(
             outcome
         })
         .map_err(|e| match e {
-            ModeError::Usage(m) => PyValueError::new_err(m),
-            ModeError::Failed(m) => PyRuntimeError::new_err(m),
+            ModeError::Usage(m) => PyValueError::new_err(m.to_string()),
+            ModeError::Failed(m) => PyRuntimeError::new_err(m.to_string()),
             ModeError::Interrupted(m) => {
                 // The Ctrl-C also reached Python's own handler; consume that
                 // pending interrupt, so the caller sees one KeyboardInterrupt.

@@ -212,18 +212,17 @@ impl VectorEnv {
         }
         let env = py
             .detach(|| {
-                let make = spec
-                    .as_ref()
-                    .map(|s| move || c4sim::players::build_strategy(s, seed).map_err(|e| e.to_string()));
+                let make = spec.as_ref().map(|s| move || c4sim::players::build_strategy(s, seed));
                 VecEnv::new(
                     num_envs,
                     cfg,
                     seed,
-                    make.as_ref().map(|f| f as &dyn Fn() -> Result<_, String>),
+                    make.as_ref()
+                        .map(|f| f as &dyn Fn() -> Result<_, c4sim::players::BuildError>),
                     threads,
                 )
             })
-            .map_err(PyValueError::new_err)?;
+            .map_err(crate::value_error)?;
         Ok(VectorEnv {
             env: Mutex::new(env),
             kept: (!copy).then(|| Mutex::new(None)),

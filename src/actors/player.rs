@@ -57,7 +57,7 @@ impl Actor for PlayerActor {
 fn choose_and_explain(s: &mut dyn Strategy, view: &TurnView) -> Reply {
     let a = match s.choose_or_quit(view) {
         Ok(a) => a,
-        Err(why) => return Reply::Gone(why),
+        Err(why) => return Reply::Gone(why.to_string()),
     };
     match s.explain() {
         Some(note) => Reply::Thinking(a, note),

@@ -9,7 +9,7 @@ use super::sinks::{JsonWriter, Renderer};
 use crate::game::DEFAULT_LETTERS;
 use crate::players::external::ExternalProcess;
 use crate::players::kinds::RunsAs;
-use crate::players::{build_strategy, check_fits, human, KindSpec};
+use crate::players::{build_strategy, check_fits, human, BuildError, KindSpec};
 use crate::record::{tally, GameRecord, Tally};
 use crate::render::{resolve, Look};
 use crate::scenario::{FirstMover, PlayerSpec, RenderStyle, Scenario};
@@ -46,8 +46,19 @@ impl Output {
     }
 }
 
+/// Why a match stopped before its games were played.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// A player cannot be built or cannot play on the board.
+    #[error(transparent)]
+    Player(#[from] BuildError),
+    /// The referee actor is gone (its thread died).
+    #[error("the referee stopped: {0}")]
+    Referee(#[source] MailboxError),
+}
+
 /// Builds what a player actor wraps for one player entry.
-pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Inner, String> {
+pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Inner, BuildError> {
     Ok(match &spec.kind {
         KindSpec::Human => {
             let look_style = if out.style == RenderStyle::None {
@@ -68,7 +79,7 @@ pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> R
 }
 
 /// Starts the actor for one player entry on the current arbiter.
-pub fn start_player(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Addr<PlayerActor>, String> {
+pub fn start_player(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Addr<PlayerActor>, BuildError> {
     Ok(PlayerActor::new(spec.name.clone(), build_inner(spec, seed, out, seats)?).start())
 }
 
@@ -82,7 +93,7 @@ pub fn move_time_of(spec: &PlayerSpec, sc: &Scenario) -> Option<std::time::Durat
 }
 
 /// Plays the scenario's match and returns every record.
-pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, String> {
+pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, MatchError> {
     let n = sc.players.len();
     for spec in &sc.players {
         check_fits(spec, sc.board)?;
@@ -137,10 +148,7 @@ pub async fn run_match(sc: &Scenario, out: Output) -> Result<Vec<GameRecord>, St
             seed: seed::derive(sc.seed, g + 1, seed::MATCH_GAME),
             sinks: sinks.clone(),
         };
-        let record = referee
-            .send(msg)
-            .await
-            .map_err(|e| format!("the referee stopped: {e}"))?;
+        let record = referee.send(msg).await.map_err(MatchError::Referee)?;
         tally(&mut tallies, &record);
         records.push(record);
     }

@@ -436,8 +436,8 @@ fn chosen_groups(names: &[String]) -> Result<Vec<Group>, String> {
 /// `c4sim bench accuracy`: bad arguments are [`ModeError::Usage`], a failure
 /// while measuring [`ModeError::Failed`].
 pub fn run(args: &AccuracyArgs) -> Result<(), ModeError> {
-    let usage = |e: String| ModeError::Usage(format!("error: {e}"));
-    let failed = ModeError::Failed;
+    let usage = |e: String| ModeError::Usage(format!("error: {e}").into());
+    let failed = |e: String| ModeError::Failed(e.into());
     if args.make_sets {
         let groups = chosen_groups(&args.groups).map_err(usage)?;
         let made = make_sets(
@@ -482,8 +482,8 @@ pub fn run(args: &AccuracyArgs) -> Result<(), ModeError> {
     let mut results = Vec::new();
     for spec_text in &args.players {
         let spec = crate::scenario::parse_player_spec(spec_text).map_err(|e| usage(e.to_string()))?;
-        let mut strategy = build_strategy(&spec, args.seed).map_err(usage)?;
-        strategy.fits(board()).map_err(usage)?;
+        let mut strategy = build_strategy(&spec, args.seed).map_err(|e| usage(e.to_string()))?;
+        strategy.fits(board()).map_err(|e| usage(e.to_string()))?;
         let started = Instant::now();
         let sets = bench_player(strategy.as_mut(), &chosen, &order, args.seed).map_err(failed)?;
         eprintln!(

@@ -259,8 +259,8 @@ fn read_inputs(args: &SupervisedArgs) -> Result<Inputs, String> {
 /// [`ModeError::Usage`] (exit 2), a failure while training
 /// [`ModeError::Failed`].
 pub fn run(args: &SupervisedArgs) -> Result<(), ModeError> {
-    let inputs = read_inputs(args).map_err(|e| ModeError::Usage(format!("error: {e}")))?;
-    train(args, inputs).map_err(ModeError::Failed)
+    let inputs = read_inputs(args).map_err(|e| ModeError::Usage(format!("error: {e}").into()))?;
+    train(args, inputs).map_err(|e| ModeError::Failed(e.into()))
 }
 
 fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), String> {

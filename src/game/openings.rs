@@ -85,16 +85,26 @@ pub fn game_after(s: &str, cfg: BoardConfig) -> Result<(Vec<usize>, Game), Board
     Ok((moves, game))
 }
 
+/// Why an opening file was refused: the first bad line (from 1) and what
+/// is wrong with its opening.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {source}")]
+pub struct OpeningsError {
+    pub line: usize,
+    #[source]
+    pub source: BoardError,
+}
+
 /// Reads an opening file: one move string a line; blank lines and lines
 /// starting with `#` are skipped. Each opening is checked against the board.
-pub fn parse_opening_file(text: &str, cfg: BoardConfig) -> Result<Vec<Vec<usize>>, String> {
+pub fn parse_opening_file(text: &str, cfg: BoardConfig) -> Result<Vec<Vec<usize>>, OpeningsError> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let (moves, _) = game_after(line, cfg).map_err(|e| format!("line {}: {e}", n + 1))?;
+        let (moves, _) = game_after(line, cfg).map_err(|source| OpeningsError { line: n + 1, source })?;
         out.push(moves);
     }
     Ok(out)
@@ -138,6 +148,9 @@ mod tests {
         let cfg = BoardConfig::default();
         let v = parse_opening_file("# comment\n44\n\n123\n", cfg).unwrap();
         assert_eq!(v, vec![vec![3, 3], vec![0, 1, 2]]);
-        assert!(parse_opening_file("9\n", cfg).unwrap_err().starts_with("line 1"));
+        assert!(parse_opening_file("9\n", cfg)
+            .unwrap_err()
+            .to_string()
+            .starts_with("line 1"));
     }
 }

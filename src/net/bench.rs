@@ -11,7 +11,7 @@
 //! (or an error), and every match a client saw start must give it a result.
 //! The run is bounded by `--seconds` even when something is lost.
 
-use super::codec::{parse_server_line, req_line, ErrorCode, Event, Method, ServerLine};
+use super::codec::{parse_server_line, req_line, ErrorCode, Event, Method, Named, ServerLine};
 use super::lines::{Line, LineReader};
 use crate::actors::mode::ModeError;
 use serde_json::{Map, Value};
@@ -273,10 +273,10 @@ impl SwarmClient {
             ServerLine::Event { match_id, event, body } => {
                 let body = body.unwrap_or_default();
                 match event {
-                    Ok(Event::MatchStarted) => self.start_match(match_id, &body),
-                    Ok(Event::YourTurn) => self.take_turn().await,
-                    Ok(Event::Action) => self.on_action(&body),
-                    Ok(Event::Result) => self.finish_match(),
+                    Named::Known(Event::MatchStarted) => self.start_match(match_id, &body),
+                    Named::Known(Event::YourTurn) => self.take_turn().await,
+                    Named::Known(Event::Action) => self.on_action(&body),
+                    Named::Known(Event::Result) => self.finish_match(),
                     _ => {}
                 }
             }
@@ -297,10 +297,10 @@ impl SwarmClient {
     /// (play it out) or the last subscribe found the lobby full (nothing left
     /// to do). A full lobby is asked again; anything else is an error, and
     /// answers the move in flight, if any.
-    async fn on_refused(&mut self, id: &str, code: Result<ErrorCode, String>) {
+    async fn on_refused(&mut self, id: &str, code: Named<ErrorCode>) {
         if self.leave_id.as_deref() == Some(id) {
             self.done = self.current.is_none();
-        } else if id == self.sub_id && code == Ok(ErrorCode::LobbyFull) {
+        } else if id == self.sub_id && code == Named::Known(ErrorCode::LobbyFull) {
             self.retry_full_lobby().await;
         } else {
             let mut sh = self.shared.borrow_mut();
@@ -435,9 +435,30 @@ async fn swarm_client(i: usize, addr: String, args: LobbyArgs, shared: Rc<RefCel
     let _ = c.w.shutdown().await;
 }
 
+/// Why the lobby benchmark could not run, or lost something.
+#[derive(Debug, thiserror::Error)]
+pub enum LobbyBenchError {
+    #[error("cannot find c4sim itself: {0}")]
+    NoExe(#[source] std::io::Error),
+    #[error("cannot start the server: {0}")]
+    Start(#[source] std::io::Error),
+    #[error("the server said nothing: {0}")]
+    Silent(#[source] std::io::Error),
+    /// The server's first line (`line`) is not its JSON greeting.
+    #[error("the server's first line `{line}`: {source}")]
+    FirstLine { line: String, source: serde_json::Error },
+    #[error("the server did not say its address")]
+    NoAddress,
+    /// The clients' runtime cannot start.
+    #[error("{0}")]
+    Runtime(#[source] std::io::Error),
+    #[error("some clients, moves or matches were lost (above)")]
+    Lost,
+}
+
 /// Starts `c4sim serve` on a free loopback port; returns it and its address.
-fn start_server(args: &LobbyArgs) -> Result<(Child, String), String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find c4sim itself: {e}"))?;
+fn start_server(args: &LobbyArgs) -> Result<(Child, String), LobbyBenchError> {
+    let exe = std::env::current_exe().map_err(LobbyBenchError::NoExe)?;
     let mut child = Command::new(exe)
         .args([
             "serve",
@@ -461,31 +482,28 @@ fn start_server(args: &LobbyArgs) -> Result<(Child, String), String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
-        .map_err(|e| format!("cannot start the server: {e}"))?;
+        .map_err(LobbyBenchError::Start)?;
     let stdout = child.stdout.take().expect("piped");
     let mut reader = std::io::BufReader::new(stdout);
     let mut first = String::new();
-    reader
-        .read_line(&mut first)
-        .map_err(|e| format!("the server said nothing: {e}"))?;
-    let v: serde_json::Value =
-        serde_json::from_str(&first).map_err(|e| format!("the server's first line `{first}`: {e}"))?;
-    let addr = v["addr"]
-        .as_str()
-        .ok_or("the server did not say its address")?
-        .to_string();
+    reader.read_line(&mut first).map_err(LobbyBenchError::Silent)?;
+    let v: serde_json::Value = match serde_json::from_str(&first) {
+        Ok(v) => v,
+        Err(source) => return Err(LobbyBenchError::FirstLine { line: first, source }),
+    };
+    let addr = v["addr"].as_str().ok_or(LobbyBenchError::NoAddress)?.to_string();
     // Keep reading (and dropping) the server's output so it never blocks on a full pipe.
     std::thread::spawn(move || for _ in reader.lines() {});
     Ok((child, addr))
 }
 
 /// Runs the load test against a server in another process.
-pub fn lobby_bench(args: &LobbyArgs) -> Result<LobbyReport, String> {
+pub fn lobby_bench(args: &LobbyArgs) -> Result<LobbyReport, LobbyBenchError> {
     let (mut server, addr) = start_server(args)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(LobbyBenchError::Runtime)?;
     let started = Instant::now();
     let stop_at = started + Duration::from_secs(args.seconds);
     let shared = Rc::new(RefCell::new(Shared {
@@ -566,7 +584,7 @@ pub fn run(args: &LobbyArgs) -> Result<(), ModeError> {
         args.think_ms,
         args.countdown_ms
     );
-    let r = lobby_bench(args).map_err(ModeError::Failed)?;
+    let r = lobby_bench(args).map_err(ModeError::failed)?;
     println!(
         "  clients finished: {}/{}   matches finished: {} ({} results) in {:.2} s = {:.1} matches/s",
         r.clients_done,
@@ -603,9 +621,7 @@ pub fn run(args: &LobbyArgs) -> Result<(), ModeError> {
     if ok {
         Ok(())
     } else {
-        Err(ModeError::Failed(
-            "some clients, moves or matches were lost (above)".into(),
-        ))
+        Err(ModeError::failed(LobbyBenchError::Lost))
     }
 }
 

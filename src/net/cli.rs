@@ -9,7 +9,7 @@ use crate::actors::runner::Output;
 use crate::game::DEFAULT_MAX_INVALID;
 use crate::render::resolve;
 use crate::scenario::net::{dedupe_player_names, GameKind, JoinSettings, ServerSettings, DEFAULT_BIND, GAME_NAMES};
-use crate::scenario::{parse_duration, parse_player_spec, ColorChoice, RenderStyle};
+use crate::scenario::{parse_duration, parse_player_spec, ColorChoice, DurationError, RenderStyle, ScenarioError};
 use std::io::IsTerminal;
 use std::time::Duration;
 
@@ -73,31 +73,52 @@ pub struct JoinArgs {
     pub json: bool,
 }
 
-fn duration(flag: &str, s: &str) -> Result<Duration, String> {
-    parse_duration(s).map_err(|e| format!("--{flag}: {e}"))
+/// A `serve` or `join` flag that does not say what it must.
+#[derive(Debug, thiserror::Error)]
+pub enum FlagError {
+    #[error("--{flag}: {source}")]
+    Duration { flag: &'static str, source: DurationError },
+    /// `--{flag}` names a game the lobby does not have.
+    #[error("--{flag}: unknown game `{name}`; games: {}", GAME_NAMES.join(", "))]
+    UnknownGame { flag: &'static str, name: String },
+    #[error("--games: name at least one game")]
+    NoGames,
+    #[error("--bind must be an IP address and port like 127.0.0.1:7878, got `{0}`")]
+    Bind(String),
+    #[error("--move-timeout and --hello-timeout must be more than zero")]
+    ZeroTimeout,
+    /// A `--player` that does not read as a player entry.
+    #[error("{0}")]
+    Player(#[from] ScenarioError),
+}
+
+/// Bad flags, said as `c4sim serve` and `c4sim join` print them.
+#[derive(Debug, thiserror::Error)]
+#[error("error: {0}")]
+pub struct BadFlags(#[source] pub FlagError);
+
+fn duration(flag: &'static str, s: &str) -> Result<Duration, FlagError> {
+    parse_duration(s).map_err(|source| FlagError::Duration { flag, source })
 }
 
 impl ServeArgs {
     /// The settings these flags describe, checked as the scenario keys are.
-    pub fn config(&self) -> Result<ServeConfig, String> {
+    pub fn config(&self) -> Result<ServeConfig, FlagError> {
         let mut games = Vec::new();
         for g in &self.games {
-            let kind = GameKind::parse(g)
-                .ok_or_else(|| format!("--games: unknown game `{g}`; games: {}", GAME_NAMES.join(", ")))?;
+            let kind = GameKind::parse(g).ok_or_else(|| FlagError::UnknownGame {
+                flag: "games",
+                name: g.clone(),
+            })?;
             if !games.contains(&kind) {
                 games.push(kind);
             }
         }
         if games.is_empty() {
-            return Err("--games: name at least one game".into());
+            return Err(FlagError::NoGames);
         }
         let settings = ServerSettings {
-            bind: self.bind.parse().map_err(|_| {
-                format!(
-                    "--bind must be an IP address and port like 127.0.0.1:7878, got `{}`",
-                    self.bind
-                )
-            })?,
+            bind: self.bind.parse().map_err(|_| FlagError::Bind(self.bind.clone()))?,
             games,
             countdown: duration("countdown", &self.countdown)?,
             move_timeout: duration("move-timeout", &self.move_timeout)?,
@@ -110,7 +131,7 @@ impl ServeArgs {
             ..ServerSettings::default()
         };
         if settings.move_timeout.is_zero() || settings.hello_timeout.is_zero() {
-            return Err("--move-timeout and --hello-timeout must be more than zero".into());
+            return Err(FlagError::ZeroTimeout);
         }
         Ok(ServeConfig {
             settings,
@@ -123,16 +144,18 @@ impl ServeArgs {
 
 /// `c4sim serve`.
 pub fn serve(args: &ServeArgs) -> Result<(), ModeError> {
-    server::serve(args.config().map_err(|e| ModeError::Usage(format!("error: {e}")))?)
+    server::serve(args.config().map_err(|e| ModeError::usage(BadFlags(e)))?)
 }
 
 impl JoinArgs {
-    pub fn config(&self) -> Result<JoinConfig, String> {
-        let game = GameKind::parse(&self.game)
-            .ok_or_else(|| format!("--game: unknown game `{}`; games: {}", self.game, GAME_NAMES.join(", ")))?;
+    pub fn config(&self) -> Result<JoinConfig, FlagError> {
+        let game = GameKind::parse(&self.game).ok_or_else(|| FlagError::UnknownGame {
+            flag: "game",
+            name: self.game.clone(),
+        })?;
         let mut players = Vec::new();
         for p in &self.players {
-            players.push(parse_player_spec(p).map_err(|e| e.to_string())?);
+            players.push(parse_player_spec(p)?);
         }
         dedupe_player_names(&mut players);
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
@@ -159,5 +182,5 @@ impl JoinArgs {
 
 /// `c4sim join`.
 pub fn join(args: &JoinArgs) -> Result<(), ModeError> {
-    client::join(args.config().map_err(|e| ModeError::Usage(format!("error: {e}")))?)
+    client::join(args.config().map_err(|e| ModeError::usage(BadFlags(e)))?)
 }

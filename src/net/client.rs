@@ -6,7 +6,7 @@
 //! So every kind — bots, minimax, external programs, a person at the
 //! terminal — plays over the network without knowing it.
 
-use super::codec::{as_sent, parse_server_line, req_line, ErrorCode, Event, Method, ServerLine};
+use super::codec::{as_sent, parse_server_line, req_line, CodecError, ErrorCode, Event, Method, Named, ServerLine};
 use super::lines::{Line, LineReader};
 use crate::actors::messages::{Abandon, GameEnded, GameEvent, NewGame, Reply, Shutdown, YourTurn};
 use crate::actors::mode::{run_mode, ModeError};
@@ -16,6 +16,7 @@ use crate::actors::sinks::{JsonWriter, Renderer};
 use crate::game::board::BoardError;
 use crate::game::{Answer, Board, BoardConfig, EndReason, Refusal, DEFAULT_LETTERS, DEFAULT_MAX_INVALID};
 use crate::players::kinds::RunsAs;
+use crate::players::BuildError;
 use crate::players::TurnView;
 use crate::record::{PlayerResult, Tally};
 use crate::scenario::net::{GameKind, JoinSettings};
@@ -62,9 +63,12 @@ pub enum ClientError {
     Closed { name: String },
     #[error("{name}: the server sent an over-long line")]
     LongLine { name: String },
-    /// A line, or the body of an event, that the client cannot read.
-    #[error("{name}: {why}")]
-    Unreadable { name: String, why: String },
+    /// A line that is not a server line.
+    #[error("{name}: {source}")]
+    Garbled { name: String, source: CodecError },
+    /// The body of an event that the client cannot read (`what` it is).
+    #[error("{name}: {what}")]
+    Unreadable { name: String, what: &'static str },
     /// A refusal the client cannot go on after (a full lobby, a bad move
     /// and a refused leave are handled where they come).
     #[error("{name}: the server refused: {code}: {message}")]
@@ -75,11 +79,21 @@ pub enum ClientError {
     },
     #[error("{name}: the server's board: {source}")]
     Board { name: String, source: BoardError },
-    /// The player could not be started (its spec's own message).
+    /// The player could not be started.
     #[error("{0}")]
-    Player(String),
+    Player(#[from] BuildError),
     #[error("a client stopped: {0}")]
     Stopped(String),
+}
+
+/// Why a join run as a whole failed (each client's own error is printed
+/// as it stops).
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    #[error("error: `mode: join` needs at least one player")]
+    NoPlayers,
+    #[error("{failed} of {of} clients did not finish")]
+    Unfinished { failed: usize, of: usize },
 }
 
 /// The player's answer in progress (pinned: actix requests are not `Unpin`).
@@ -210,10 +224,10 @@ fn text<'a>(body: &'a Option<Map<String, Value>>, key: &str) -> Option<&'a str> 
 }
 
 impl Client {
-    fn unreadable(&self, why: String) -> ClientError {
+    fn unreadable(&self, what: &'static str) -> ClientError {
         ClientError::Unreadable {
             name: self.name.clone(),
-            why,
+            what,
         }
     }
 
@@ -298,7 +312,7 @@ async fn play(cfg: JoinConfig, index: usize) -> Result<Tally, ClientError> {
     let mut lines = LineReader::new(BufReader::new(rd), MAX_SERVER_LINE);
     let game = cfg.settings.game;
     let seed = seed::derive(cfg.seed, 0, index as u64);
-    let actor = start_player(&spec, seed, cfg.out, game.max_players()).map_err(ClientError::Player)?;
+    let actor = start_player(&spec, seed, cfg.out, game.max_players())?;
     let show_boards = !cfg.out.json
         && cfg.out.style != RenderStyle::None
         && (spec.kind.runs_as() == RunsAs::Human || cfg.players.len() == 1);
@@ -350,7 +364,10 @@ async fn drive(
                     Ok(Some(Line::TooLong { .. })) => return Err(ClientError::LongLine { name: c.name.clone() }),
                     Ok(None) | Err(_) => return Err(ClientError::Closed { name: c.name.clone() }),
                 };
-                let msg = parse_server_line(&line).map_err(|why| c.unreadable(why))?;
+                let msg = parse_server_line(&line).map_err(|source| ClientError::Garbled {
+                    name: c.name.clone(),
+                    source,
+                })?;
                 if handle_line(c, msg, actor, &mut thinking).await? {
                     return Ok(());
                 }
@@ -457,18 +474,18 @@ async fn on_ok(c: &mut Client, id: String, body: Option<Map<String, Value>>) -> 
 async fn on_refused(
     c: &mut Client,
     id: String,
-    code: Result<ErrorCode, String>,
+    code: Named<ErrorCode>,
     message: Option<String>,
 ) -> Result<(), ClientError> {
     let what = c.pending.remove(&id);
     let message = message.unwrap_or_default();
     match (what, &code) {
-        (Some(Pending::Subscribe), Ok(ErrorCode::LobbyFull)) if c.full_retries < FULL_RETRIES => {
+        (Some(Pending::Subscribe), Named::Known(ErrorCode::LobbyFull)) if c.full_retries < FULL_RETRIES => {
             c.full_retries += 1;
             tokio::time::sleep(FULL_RETRY).await;
             c.subscribe().await?;
         }
-        (Some(Pending::Action(col)), Ok(ErrorCode::InvalidMove)) => {
+        (Some(Pending::Action(col)), Named::Known(ErrorCode::InvalidMove)) => {
             if let Some(m) = c.current.as_mut() {
                 m.invalid += 1;
                 m.refusal = Some(
@@ -499,31 +516,31 @@ async fn on_refused(
 async fn on_event(
     c: &mut Client,
     match_id: Option<String>,
-    event: Result<Event, String>,
+    event: Named<Event>,
     body: Option<Map<String, Value>>,
     actor: &Addr<PlayerActor>,
     thinking: &mut Option<Asking>,
 ) -> Result<bool, ClientError> {
     match event {
-        Ok(event @ (Event::LobbyUpdate | Event::LobbyCountdown)) => {
+        Named::Known(event @ (Event::LobbyUpdate | Event::LobbyCountdown)) => {
             tracing::debug!(
                 "{}: {event} {}",
                 c.name,
                 body.map(serde_json::Value::Object).unwrap_or_default()
             );
         }
-        Ok(Event::MatchStarted) => start_match(c, match_id, &body, actor).await?,
-        Ok(Event::YourTurn) => {
+        Named::Known(Event::MatchStarted) => start_match(c, match_id, &body, actor).await?,
+        Named::Known(Event::YourTurn) => {
             if c.current.as_ref().map(|m| Some(&m.id)) == Some(match_id.as_ref()) && thinking.is_none() {
                 if let Some(view) = c.view() {
                     *thinking = Some(Box::pin(actor.send(YourTurn(view))));
                 }
             }
         }
-        Ok(Event::Action) => play_action(c, match_id, &body)?,
-        Ok(Event::PlayerOut) => mark_player_out(c, match_id, &body),
-        Ok(Event::Result) => return finish_match(c, match_id, &body, actor, thinking).await,
-        Err(event) => tracing::debug!("{}: unknown event {event}", c.name),
+        Named::Known(Event::Action) => play_action(c, match_id, &body)?,
+        Named::Known(Event::PlayerOut) => mark_player_out(c, match_id, &body),
+        Named::Known(Event::Result) => return finish_match(c, match_id, &body, actor, thinking).await,
+        Named::Unknown(event) => tracing::debug!("{}: unknown event {event}", c.name),
     }
     Ok(false)
 }
@@ -546,7 +563,7 @@ async fn start_match(
     let (w, h) = (int(body, "width"), int(body, "height"));
     let me = names.iter().position(|n| *n == c.name);
     let (Some(m), Some(me), Some(w), Some(h)) = (match_id, me, w, h) else {
-        return Err(c.unreadable("a match start it cannot read".into()));
+        return Err(c.unreadable("a match start it cannot read"));
     };
     let cfg = match_board(c.game, names.len(), w, h).map_err(|source| ClientError::Board {
         name: c.name.clone(),
@@ -596,7 +613,7 @@ fn play_action(c: &mut Client, match_id: Option<String>, body: &Option<Map<Strin
     let (player, col, row) = (text(body, "player"), int(body, "move"), int(body, "row"));
     let (Some(seat), Some(col), Some(row)) = (player.and_then(|p| m.names.iter().position(|n| n == p)), col, row)
     else {
-        return Err(c.unreadable("a move it cannot read".into()));
+        return Err(c.unreadable("a move it cannot read"));
     };
     match m.board.drop_piece(col as usize, seat) {
         Ok(r) if r as u64 == row => {}
@@ -711,7 +728,7 @@ fn show_result(c: &Client, m: &MatchView, word: &str, reason: &str) {
 /// matches; fails when a client did.
 pub fn join(cfg: JoinConfig) -> Result<(), ModeError> {
     if cfg.players.is_empty() {
-        return Err(ModeError::Usage("error: `mode: join` needs at least one player".into()));
+        return Err(ModeError::usage(JoinError::NoPlayers));
     }
     run_mode(
         async move {
@@ -752,10 +769,10 @@ pub fn join(cfg: JoinConfig) -> Result<(), ModeError> {
             if failed == 0 {
                 Ok(())
             } else {
-                Err(ModeError::Failed(format!(
-                    "{failed} of {} clients did not finish",
-                    cfg.players.len()
-                )))
+                Err(ModeError::failed(JoinError::Unfinished {
+                    failed,
+                    of: cfg.players.len(),
+                }))
             }
         },
         || "Interrupted.".into(),

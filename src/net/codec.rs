@@ -110,6 +110,64 @@ wire_names! {
     }
 }
 
+/// A name read from the wire: one this build knows, or the text as sent (a
+/// newer peer's name, or a mistake), which is no error by itself: the
+/// server answers an unknown method, a client skips an unknown event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Named<T> {
+    Known(T),
+    Unknown(String),
+}
+
+impl<T> Named<T> {
+    /// `text` read with `parse` (`None`: not one of this build's names).
+    fn read(text: String, parse: impl Fn(&str) -> Option<T>) -> Self {
+        match parse(&text) {
+            Some(known) => Named::Known(known),
+            None => Named::Unknown(text),
+        }
+    }
+}
+
+/// The name as it was sent.
+impl<T: std::fmt::Display> std::fmt::Display for Named<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Named::Known(known) => write!(f, "{known}"),
+            Named::Unknown(raw) => f.write_str(raw),
+        }
+    }
+}
+
+/// Why a server line cannot be read (a client's view of a broken server).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CodecError {
+    #[error("RES without an id")]
+    NoId,
+    #[error("ERR without a code")]
+    NoCode,
+    /// A `RES` line (`line`, as sent) that says neither OK nor ERR.
+    #[error("RES must say OK or ERR: {line}")]
+    NoStatus { line: String },
+    #[error("EVT without an event")]
+    NoEvent,
+    /// A line that is neither `RES` nor `EVT` (`shown`: its first 80 characters).
+    #[error("not a server line: {shown}")]
+    NotAServerLine { shown: String },
+    #[error(transparent)]
+    Params(#[from] ParamsError),
+}
+
+/// Parameters that are not a JSON object.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParamsError {
+    #[error("the parameters must be a JSON object")]
+    NotAnObject,
+    /// Not JSON at all (the parser's words).
+    #[error("bad JSON: {0}")]
+    Json(String),
+}
+
 /// A well-formed client request. Whether its parameters hold the right
 /// fields is the server's business.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,7 +178,7 @@ pub struct Request {
     /// A method of the protocol, or the name sent when it is none: that is
     /// still a request (`UNKNOWN_METHOD`, and only after `HELLO_REQUIRED`),
     /// not a framing error.
-    pub method: Result<Method, String>,
+    pub method: Named<Method>,
     pub params: Option<Map<String, Value>>,
 }
 
@@ -128,8 +186,8 @@ impl Request {
     /// The method as it was sent.
     pub fn method_name(&self) -> &str {
         match &self.method {
-            Ok(m) => m.as_str(),
-            Err(name) => name,
+            Named::Known(m) => m.as_str(),
+            Named::Unknown(name) => name,
         }
     }
 }
@@ -176,14 +234,14 @@ fn trim_end_spaces(s: &[u8]) -> &[u8] {
 }
 
 /// Parses an optional JSON object (the rest of a line).
-fn params(rest: &[u8]) -> Result<Option<Map<String, Value>>, String> {
+fn params(rest: &[u8]) -> Result<Option<Map<String, Value>>, ParamsError> {
     if rest.is_empty() {
         return Ok(None);
     }
     match serde_json::from_slice::<Value>(rest) {
         Ok(Value::Object(m)) => Ok(Some(m)),
-        Ok(_) => Err("the parameters must be a JSON object".into()),
-        Err(e) => Err(format!("bad JSON: {e}")),
+        Ok(_) => Err(ParamsError::NotAnObject),
+        Err(e) => Err(ParamsError::Json(e.to_string())),
     }
 }
 
@@ -223,13 +281,13 @@ pub fn parse_request(line: &[u8]) -> Result<Request, BadLine> {
     if !is_valid_name(method) {
         return Err(bad(id_ok, "a method name must be 1 to 64 of A-Z a-z 0-9 _ - ."));
     }
-    let params = params(json).map_err(|why| bad(id_ok, &why))?;
+    let params = params(json).map_err(|why| bad(id_ok, &why.to_string()))?;
     let text = |b: &[u8]| String::from_utf8(b.to_vec()).expect("checked to be ASCII");
     let method = text(method);
     Ok(Request {
         id: text(id),
         match_id: match_id.map(text),
-        method: Method::parse(&method).ok_or(method),
+        method: Named::read(method, Method::parse),
         params,
     })
 }
@@ -344,27 +402,24 @@ pub enum ServerLine {
     },
     Err {
         id: String,
-        code: Result<ErrorCode, String>,
+        code: Named<ErrorCode>,
         message: Option<String>,
     },
     Event {
         match_id: Option<String>,
-        event: Result<Event, String>,
+        event: Named<Event>,
         body: Option<Map<String, Value>>,
     },
 }
 
 /// A code or an event name as sent, whether this build knows it or not.
-pub fn as_sent<T: std::fmt::Display>(v: &Result<T, String>) -> String {
-    match v {
-        Ok(known) => known.to_string(),
-        Err(raw) => raw.clone(),
-    }
+pub fn as_sent<T: std::fmt::Display>(v: &Named<T>) -> String {
+    v.to_string()
 }
 
 /// Parses a server line (without its `\n`). Clients must not trust a
 /// server either: anything malformed is an error, never a panic.
-pub fn parse_server_line(line: &str) -> Result<ServerLine, String> {
+pub fn parse_server_line(line: &str) -> Result<ServerLine, CodecError> {
     let line = line.strip_suffix('\r').unwrap_or(line).trim_end_matches(' ');
     let b = line.as_bytes();
     let (kind, rest) = token(b);
@@ -373,7 +428,7 @@ pub fn parse_server_line(line: &str) -> Result<ServerLine, String> {
         b"RES" => {
             let (id, rest) = token(rest);
             if id.is_empty() {
-                return Err("RES without an id".into());
+                return Err(CodecError::NoId);
             }
             let (status, rest) = token(rest);
             match status {
@@ -384,7 +439,7 @@ pub fn parse_server_line(line: &str) -> Result<ServerLine, String> {
                 b"ERR" => {
                     let (code, rest) = token(rest);
                     if code.is_empty() {
-                        return Err("ERR without a code".into());
+                        return Err(CodecError::NoCode);
                     }
                     let body = params(rest)?;
                     let message = body
@@ -395,17 +450,17 @@ pub fn parse_server_line(line: &str) -> Result<ServerLine, String> {
                     let code = text(code);
                     Ok(ServerLine::Err {
                         id: text(id),
-                        code: ErrorCode::parse(&code).ok_or(code),
+                        code: Named::read(code, ErrorCode::parse),
                         message,
                     })
                 }
-                _ => Err(format!("RES must say OK or ERR: {line}")),
+                _ => Err(CodecError::NoStatus { line: line.to_string() }),
             }
         }
         b"EVT" => {
             let (first, rest) = token(rest);
             if first.is_empty() {
-                return Err("EVT without an event".into());
+                return Err(CodecError::NoEvent);
             }
             let (match_id, event, json) = if first.contains(&b'.') || rest.is_empty() || rest[0] == b'{' {
                 (None, first, rest)
@@ -416,14 +471,13 @@ pub fn parse_server_line(line: &str) -> Result<ServerLine, String> {
             let event = text(event);
             Ok(ServerLine::Event {
                 match_id: match_id.map(text),
-                event: Event::parse(&event).ok_or(event),
+                event: Named::read(event, Event::parse),
                 body: params(json)?,
             })
         }
-        _ => Err(format!(
-            "not a server line: {}",
-            line.chars().take(80).collect::<String>()
-        )),
+        _ => Err(CodecError::NotAServerLine {
+            shown: line.chars().take(80).collect(),
+        }),
     }
 }
 
@@ -446,17 +500,20 @@ mod tests {
         let r = req(r#"REQ a1 session.hello {"version": 1}"#);
         assert_eq!(r.id, "a1");
         assert_eq!(r.match_id, None);
-        assert_eq!(r.method, Ok(Method::Hello));
+        assert_eq!(r.method, Named::Known(Method::Hello));
         assert_eq!(r.params.unwrap()["version"], json!(1));
         let r = req("REQ 4 lobby.ready");
-        assert_eq!((r.method, r.params), (Ok(Method::Ready), None));
+        assert_eq!((r.method, r.params), (Named::Known(Method::Ready), None));
         let r = req(r#"REQ 5 m12 game.action {"type": "move", "move": 3}"#);
         assert_eq!(r.match_id.as_deref(), Some("m12"));
-        assert_eq!(r.method, Ok(Method::Action));
+        assert_eq!(r.method, Named::Known(Method::Action));
         assert_eq!(r.params.unwrap()["move"], json!(3));
         // \r\n endings and extra spaces are accepted.
         let r = req("REQ 6  m1   game.leave  \r");
-        assert_eq!((r.match_id.as_deref(), r.method), (Some("m1"), Ok(Method::GameLeave)));
+        assert_eq!(
+            (r.match_id.as_deref(), r.method),
+            (Some("m1"), Named::Known(Method::GameLeave))
+        );
     }
 
     #[test]
@@ -464,13 +521,17 @@ mod tests {
         // `REQ 1 foo` is a request for the unknown method `foo`, answered
         // UNKNOWN_METHOD by the server, not a framing error.
         let r = req("REQ 1 foo");
-        assert_eq!((r.match_id, r.method), (None, Err("foo".into())));
+        assert_eq!((r.match_id, r.method), (None, Named::Unknown("foo".into())));
         let r = req(r#"REQ 1 foo {"a": 1}"#);
         assert_eq!((r.match_id.as_deref(), r.method_name()), (None, "foo"));
         let r = req("REQ 1 m1 bar");
         assert_eq!((r.match_id.as_deref(), r.method_name()), (Some("m1"), "bar"));
         let r = req("REQ 1 session.bye");
-        assert_eq!(r.method, Err("session.bye".into()), "a dotted name that is no method");
+        assert_eq!(
+            r.method,
+            Named::Unknown("session.bye".into()),
+            "a dotted name that is no method"
+        );
     }
 
     #[test]
@@ -515,7 +576,7 @@ mod tests {
         assert_eq!(l.matches('\n').count(), 1, "a message never breaks the line");
         match parse_server_line(l.trim_end()).unwrap() {
             ServerLine::Err { id, code, message } => {
-                assert_eq!((id.as_str(), code), ("-", Ok(ErrorCode::BadRequest)));
+                assert_eq!((id.as_str(), code), ("-", Named::Known(ErrorCode::BadRequest)));
                 assert_eq!(message.as_deref(), Some("line\nbreak"));
             }
             other => panic!("{other:?}"),
@@ -526,20 +587,20 @@ mod tests {
             parse_server_line(l.trim_end()).unwrap(),
             ServerLine::Event {
                 match_id: Some("m1".into()),
-                event: Ok(Event::YourTurn),
+                event: Named::Known(Event::YourTurn),
                 body: None
             }
         );
         let l = evt_line(None, "lobby.countdown", Some(&json!({"seconds": null})));
         match parse_server_line(l.trim_end()).unwrap() {
             ServerLine::Event { match_id, event, body } => {
-                assert_eq!((match_id, event), (None, Ok(Event::LobbyCountdown)));
+                assert_eq!((match_id, event), (None, Named::Known(Event::LobbyCountdown)));
                 assert_eq!(body.unwrap()["seconds"], Value::Null);
             }
             other => panic!("{other:?}"),
         }
         match parse_server_line("RES 1 ERR FUTURE_CODE").unwrap() {
-            ServerLine::Err { code, .. } => assert_eq!(code, Err("FUTURE_CODE".into()), "kept, not refused"),
+            ServerLine::Err { code, .. } => assert_eq!(code, Named::Unknown("FUTURE_CODE".into()), "kept, not refused"),
             other => panic!("{other:?}"),
         }
         match parse_server_line("EVT lobby.chat {}").unwrap() {
@@ -678,12 +739,12 @@ mod tests {
             let parsed = parse_server_line(l.trim_end_matches('\n')).unwrap();
             prop_assert_eq!(parsed, ServerLine::Event {
                 match_id: m,
-                event: Event::parse(&event).ok_or(event),
+                event: Named::read(event, Event::parse),
                 body: body.map(|b| match b { Value::Object(o) => o, _ => unreachable!() }),
             });
             let l = err_line(Some(&id), ErrorCode::NotYourTurn, &msg);
             let parsed = parse_server_line(l.trim_end_matches('\n')).unwrap();
-            prop_assert_eq!(parsed, ServerLine::Err { id, code: Ok(ErrorCode::NotYourTurn), message: Some(msg) });
+            prop_assert_eq!(parsed, ServerLine::Err { id, code: Named::Known(ErrorCode::NotYourTurn), message: Some(msg) });
         }
 
         #[test]

@@ -325,6 +325,14 @@ pub fn serve(cfg: ServeConfig) -> Result<(), ModeError> {
     serve_watched(cfg, Vec::new())
 }
 
+/// The lobby's address cannot be listened on.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot listen on {bind}: {source}")]
+pub struct ListenError {
+    pub bind: SocketAddr,
+    pub source: std::io::Error,
+}
+
 /// [`serve`], with every match's events also sent to `watch` (spectators).
 pub fn serve_watched(cfg: ServeConfig, watch: Vec<Recipient<GameEvent>>) -> Result<(), ModeError> {
     run_mode(
@@ -332,7 +340,7 @@ pub fn serve_watched(cfg: ServeConfig, watch: Vec<Recipient<GameEvent>>) -> Resu
             let s = cfg.settings.clone();
             let listener = TcpListener::bind(s.bind)
                 .await
-                .map_err(|e| ModeError::Failed(format!("cannot listen on {}: {e}", s.bind)))?;
+                .map_err(|source| ModeError::failed(ListenError { bind: s.bind, source }))?;
             let addr: SocketAddr = listener.local_addr().unwrap_or(s.bind);
             let games: Vec<&str> = s.games.iter().map(|g| g.as_str()).collect();
             let line = if cfg.json {

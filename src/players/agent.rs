@@ -14,7 +14,7 @@
 //! (questions that arrive while a batch is being answered form the next).
 
 use super::{Strategy, TurnView};
-use crate::game::{Answer, BoardConfig};
+use crate::game::Answer;
 use crossbeam_channel::{self as channel, Receiver, Sender};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -56,16 +56,61 @@ impl Observation {
     }
 }
 
+/// Why an agent gave no answer, or cannot be had.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentError {
+    /// The agent's own failure in its own words (a Python exception).
+    #[error("{0}")]
+    Raised(String),
+    /// Asked after its run ended (its registration was dropped).
+    #[error("the agent's run has ended")]
+    RunEnded,
+    #[error("the agent stopped answering")]
+    Stopped,
+    /// Its batch came after the run ended; the agent was not called.
+    #[error("the run has ended")]
+    Closed,
+    #[error("the agent gave fewer answers than observations")]
+    FewerAnswers,
+    /// The agent of player `name` failed: that costs it the game.
+    #[error("agent `{name}` failed: {why}")]
+    Failed {
+        name: String,
+        #[source]
+        why: Box<AgentError>,
+    },
+    #[error("an agent named `{0}` is already playing in another run")]
+    Taken(String),
+    /// Its thread could not start (the system's words).
+    #[error("agent `{name}`: {why}")]
+    NoThread { name: String, why: String },
+    /// No agent was registered as `name`; `given` are the names that were.
+    #[error(
+        "no agent named `{name}` was given (agents are passed in by the program that runs the \
+         scenario, e.g. c4sim.run(scenario, agents={{\"{name}\": my_agent}}) in Python; given: {})",
+        given_list(given)
+    )]
+    Unknown { name: String, given: Vec<String> },
+}
+
+fn given_list(given: &[String]) -> String {
+    if given.is_empty() {
+        "none".to_string()
+    } else {
+        given.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+    }
+}
+
 /// Code that chooses columns: one answer per observation, in order. An
 /// `Err` is the agent failing (a Python exception): it costs that game.
 pub trait Agent: Send + Sync {
-    fn act(&self, observations: &[Observation]) -> Vec<Result<Answer, String>>;
+    fn act(&self, observations: &[Observation]) -> Vec<Result<Answer, AgentError>>;
 }
 
 /// One question waiting for its agent.
 struct Question {
     obs: Observation,
-    reply: Sender<Result<Answer, String>>,
+    reply: Sender<Result<Answer, AgentError>>,
 }
 
 /// The thread that answers an agent's questions in batches.
@@ -89,12 +134,12 @@ impl Gatherer {
     }
 
     /// The agent's answer to one observation (blocks until its batch is done).
-    pub fn ask(&self, obs: Observation) -> Result<Answer, String> {
+    pub fn ask(&self, obs: Observation) -> Result<Answer, AgentError> {
         let (reply, answer) = channel::bounded(1);
         self.ask
             .send(Question { obs, reply })
-            .map_err(|_| "the agent's run has ended".to_string())?;
-        answer.recv().map_err(|_| "the agent stopped answering".to_string())?
+            .map_err(|_| AgentError::RunEnded)?;
+        answer.recv().map_err(|_| AgentError::Stopped)?
     }
 }
 
@@ -110,14 +155,12 @@ fn answer_all(agent: &dyn Agent, questions: &Receiver<Question>, gate: &Gate) {
         let answers = if *open {
             agent.act(&obs)
         } else {
-            obs.iter().map(|_| Err("the run has ended".to_string())).collect()
+            obs.iter().map(|_| Err(AgentError::Closed)).collect()
         };
         drop(open);
         let mut answers = answers.into_iter();
         for q in batch {
-            let a = answers
-                .next()
-                .unwrap_or_else(|| Err("the agent gave fewer answers than observations".into()));
+            let a = answers.next().unwrap_or_else(|| Err(AgentError::FewerAnswers));
             let _ = q.reply.send(a);
         }
     }
@@ -147,13 +190,16 @@ impl Drop for Registration {
 
 /// Makes `agent` the player of `{kind: agent, name: NAME}` until the
 /// returned guard is dropped; a name already in use by another run is refused.
-pub fn register(name: &str, agent: Arc<dyn Agent>) -> Result<Registration, String> {
+pub fn register(name: &str, agent: Arc<dyn Agent>) -> Result<Registration, AgentError> {
     let mut r = registry().lock().unwrap_or_else(|e| e.into_inner());
     if r.contains_key(name) {
-        return Err(format!("an agent named `{name}` is already playing in another run"));
+        return Err(AgentError::Taken(name.to_string()));
     }
     let gate: Gate = Arc::new(Mutex::new(true));
-    let g = Gatherer::start(name, agent, gate.clone()).map_err(|e| format!("agent `{name}`: {e}"))?;
+    let g = Gatherer::start(name, agent, gate.clone()).map_err(|e| AgentError::NoThread {
+        name: name.to_string(),
+        why: e.to_string(),
+    })?;
     r.insert(name.to_string(), Arc::new(g));
     Ok(Registration {
         name: name.to_string(),
@@ -169,7 +215,7 @@ pub struct AgentPlayer {
 
 impl AgentPlayer {
     /// The player for the agent registered as `name`.
-    pub fn new(name: &str) -> Result<AgentPlayer, String> {
+    pub fn new(name: &str) -> Result<AgentPlayer, AgentError> {
         let r = registry().lock().unwrap_or_else(|e| e.into_inner());
         match r.get(name) {
             Some(g) => Ok(AgentPlayer {
@@ -177,17 +223,12 @@ impl AgentPlayer {
                 gatherer: g.clone(),
             }),
             None => {
-                let mut known: Vec<&String> = r.keys().collect();
-                known.sort();
-                Err(format!(
-                    "no agent named `{name}` was given (agents are passed in by the program that runs the \
-                     scenario, e.g. c4sim.run(scenario, agents={{\"{name}\": my_agent}}) in Python; given: {})",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-                    }
-                ))
+                let mut given: Vec<String> = r.keys().cloned().collect();
+                given.sort();
+                Err(AgentError::Unknown {
+                    name: name.to_string(),
+                    given,
+                })
             }
         }
     }
@@ -195,17 +236,17 @@ impl AgentPlayer {
 
 impl Strategy for AgentPlayer {
     fn choose(&mut self, view: &TurnView) -> Answer {
-        self.choose_or_quit(view).unwrap_or_else(Answer::Malformed)
+        self.choose_or_quit(view)
+            .unwrap_or_else(|e| Answer::Malformed(e.to_string()))
     }
 
-    fn choose_or_quit(&mut self, view: &TurnView) -> Result<Answer, String> {
+    fn choose_or_quit(&mut self, view: &TurnView) -> Result<Answer, AgentError> {
         self.gatherer
             .ask(Observation::of(view))
-            .map_err(|why| format!("agent `{}` failed: {why}", self.name))
-    }
-
-    fn fits(&self, _cfg: BoardConfig) -> Result<(), String> {
-        Ok(())
+            .map_err(|why| AgentError::Failed {
+                name: self.name.clone(),
+                why: Box::new(why),
+            })
     }
 
     /// Python code may take any time: never on the actor loop.
@@ -217,7 +258,7 @@ impl Strategy for AgentPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Game;
+    use crate::game::{BoardConfig, Game};
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// Plays the first open column; counts its calls and the largest batch.
@@ -227,7 +268,7 @@ mod tests {
     }
 
     impl Agent for First {
-        fn act(&self, obs: &[Observation]) -> Vec<Result<Answer, String>> {
+        fn act(&self, obs: &[Observation]) -> Vec<Result<Answer, AgentError>> {
             self.calls.fetch_add(1, Ordering::SeqCst);
             self.largest.fetch_max(obs.len(), Ordering::SeqCst);
             std::thread::sleep(std::time::Duration::from_millis(20));
@@ -281,9 +322,9 @@ mod tests {
         let calls = agent.calls.load(Ordering::SeqCst);
         drop(reg);
         let after = kept.choose_or_quit(&view_after(&[], 0));
-        assert!(after.is_err_and(|e| e.contains("the run has ended")));
+        assert!(after.is_err_and(|e| e.to_string().contains("the run has ended")));
         assert_eq!(agent.calls.load(Ordering::SeqCst), calls, "no call after the run ended");
-        let e = AgentPlayer::new("batched-test").err().unwrap();
+        let e = AgentPlayer::new("batched-test").err().unwrap().to_string();
         assert!(e.contains("no agent named `batched-test`"), "{e}");
     }
 }

@@ -19,8 +19,11 @@ use crate::az::inference::{Cache, CandleEvaluator, Evaluate, Folded, ParallelCpu
 use crate::az::mcts::{search_batched, NoProver, Prover, RootInfo, Tree};
 use crate::az::meta::BoardMeta;
 use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position};
+use crate::game::board::BoardError;
 use crate::game::{Answer, BoardConfig};
-use crate::players::keys::{budget_key, count_key, optional_path_key, Key, KeyType, KeyValue, KindKeys};
+use crate::players::keys::{
+    budget_key, count_key, optional_path_key, FitError, Key, KeyError, KeyType, KeyValue, KindKeys,
+};
 use crate::players::model;
 use crate::players::{Strategy, TurnView};
 use crate::solver::{outcome_moves, Solver};
@@ -91,24 +94,59 @@ impl KindKeys for AlphaZeroSpec {
 
     /// Whether its model fits `cfg`: the board it was trained for, read
     /// from its `meta.json` (the weights are loaded only when it is built).
-    fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
+    fn fits(&self, cfg: BoardConfig) -> Result<(), FitError> {
         let model = self.model()?;
         let meta = model::read_meta(&model::resolve_model(model)?)?;
         let source = format!("{} (iteration {})", model.display(), meta.iteration);
-        board_fits(&source, meta.board, cfg)
+        Ok(board_fits(&source, meta.board, cfg)?)
     }
+}
+
+/// Why an AlphaZero player cannot be loaded or asked.
+#[derive(Debug, thiserror::Error)]
+pub enum AlphaZeroError {
+    /// No `model` was given.
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    /// The model cannot be found or read.
+    #[error(transparent)]
+    Model(#[from] model::ModelError),
+    /// The `device` cannot be had (in the device layer's words).
+    #[error("{0}")]
+    Device(String),
+    /// The network cannot be prepared for the CPU (in the tensor library's words).
+    #[error("{0}")]
+    Fold(String),
+    /// The position asked about is not one of the model's board.
+    #[error("{0}")]
+    Position(#[from] BoardError),
+    /// The model was trained for another board.
+    #[error(transparent)]
+    Board(#[from] BoardMismatch),
+}
+
+/// A model asked to play on a board it was not trained for.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("model {model} was trained for a {trained} board and cannot play on this {board} board")]
+pub struct BoardMismatch {
+    /// The model as people know it: its path and iteration.
+    pub model: String,
+    pub trained: BoardMeta,
+    pub board: BoardMeta,
 }
 
 impl AlphaZeroSpec {
     /// The model, or why there is none.
-    pub fn model(&self) -> Result<&Path, String> {
-        self.model.as_deref().ok_or_else(|| {
-            "is `alphazero` but has no `model`: give a training `out` directory or a checkpoint directory".to_string()
+    pub fn model(&self) -> Result<&Path, KeyError> {
+        self.model.as_deref().ok_or(KeyError::Missing {
+            kind: "alphazero",
+            key: "model",
+            hint: "give a training `out` directory or a checkpoint directory",
         })
     }
 
     /// Loads the player: its `model`, `simulations`, `device`, `threads`, `solver`.
-    pub fn build(&self) -> Result<AlphaZeroBot, String> {
+    pub fn build(&self) -> Result<AlphaZeroBot, AlphaZeroError> {
         Ok(AlphaZeroBot::load(self.model()?, self.simulations, &self.device, self.threads)?.with_solver(self.solver))
     }
 }
@@ -243,11 +281,11 @@ impl AlphaZeroBot {
 
     /// Loads a model (see [`model::resolve_model`]) onto `device`;
     /// on the CPU its search runs on `threads` threads (`None`: every core).
-    pub fn load(model: &Path, simulations: u32, device: &str, threads: Option<u32>) -> Result<Self, String> {
-        let dev = resolve_device(device)?;
+    pub fn load(model: &Path, simulations: u32, device: &str, threads: Option<u32>) -> Result<Self, AlphaZeroError> {
+        let dev = resolve_device(device).map_err(|e| AlphaZeroError::Device(e.to_string()))?;
         let (meta, net) = model::load_model(model, &dev)?;
         let eval: Box<dyn Evaluate> = if dev.is_cpu() {
-            let folded = Folded::from_net(&net).map_err(|e| e.to_string())?;
+            let folded = Folded::from_net(&net).map_err(|e| AlphaZeroError::Fold(e.to_string()))?;
             let threads = threads.map_or_else(crate::util::cores, |t| t as usize);
             Box::new(ParallelCpu::new(Arc::new(folded), threads))
         } else {
@@ -273,11 +311,10 @@ impl AlphaZeroBot {
     /// Each column's share of the root's visits after a fresh search of the
     /// position after `moves` (the search kept from an earlier call is
     /// dropped, so the answer does not depend on what was asked before).
-    pub fn visit_shares(&mut self, moves: &[usize]) -> Result<Vec<f32>, String> {
-        let cfg =
-            BoardConfig::new(self.board.rows, self.board.cols, self.board.win_length).map_err(|e| e.to_string())?;
+    pub fn visit_shares(&mut self, moves: &[usize]) -> Result<Vec<f32>, AlphaZeroError> {
+        let cfg = BoardConfig::new(self.board.rows, self.board.cols, self.board.win_length)?;
         // Refuses a full column, one out of range, or moves that end the game.
-        let game = crate::game::Game::with_opening(cfg, 2, 1, moves).map_err(|e| e.to_string())?;
+        let game = crate::game::Game::with_opening(cfg, 2, 1, moves)?;
         self.new_game(0);
         let view = TurnView::of(&game, 0, moves.len() % 2, &crate::game::DEFAULT_LETTERS, None);
         let (_, info) = self.decide(&view)?;
@@ -286,7 +323,7 @@ impl AlphaZeroBot {
     }
 
     /// The refusal for a board the model was not trained for.
-    fn check_board(&self, cfg: BoardConfig) -> Result<(), String> {
+    fn check_board(&self, cfg: BoardConfig) -> Result<(), BoardMismatch> {
         board_fits(&self.source, self.board, cfg)
     }
 
@@ -303,7 +340,7 @@ impl AlphaZeroBot {
         solver.best_move(&pos, Some(nodes))
     }
 
-    fn decide(&mut self, v: &TurnView) -> Result<(usize, RootInfo), String> {
+    fn decide(&mut self, v: &TurnView) -> Result<(usize, RootInfo), BoardMismatch> {
         let cfg = v.board.config();
         self.check_board(cfg)?;
         let engine = self.engine.get_or_insert_with(|| new_engine(cfg));
@@ -331,8 +368,8 @@ impl AlphaZeroBot {
 }
 
 impl Strategy for AlphaZeroBot {
-    fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
-        self.check_board(cfg)
+    fn fits(&self, cfg: BoardConfig) -> Result<(), FitError> {
+        Ok(self.check_board(cfg)?)
     }
 
     fn choose(&mut self, v: &TurnView) -> Answer {
@@ -395,7 +432,10 @@ impl Strategy for AlphaZeroBot {
             Err(e) => {
                 tracing::error!("{e}");
                 self.last_note = None;
-                (Answer::Malformed(e.clone()), Some(json!({ "error": e })))
+                (
+                    Answer::Malformed(e.to_string()),
+                    Some(json!({ "error": e.to_string() })),
+                )
             }
         }
     }
@@ -418,14 +458,16 @@ impl Strategy for AlphaZeroBot {
 
 /// Whether a model trained on `trained` (described as `source`) plays on
 /// `cfg`, or the refusal saying why not.
-pub fn board_fits(source: &str, trained: BoardMeta, cfg: BoardConfig) -> Result<(), String> {
-    let b = BoardMeta::from(cfg);
-    if b == trained {
+pub fn board_fits(source: &str, trained: BoardMeta, cfg: BoardConfig) -> Result<(), BoardMismatch> {
+    let board = BoardMeta::from(cfg);
+    if board == trained {
         Ok(())
     } else {
-        Err(format!(
-            "model {source} was trained for a {trained} board and cannot play on this {b} board"
-        ))
+        Err(BoardMismatch {
+            model: source.to_string(),
+            trained,
+            board,
+        })
     }
 }
 

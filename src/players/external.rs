@@ -6,7 +6,7 @@
 //! group when the run ends or the game is abandoned: no process outlives
 //! the run.
 
-use super::keys::{optional_path_key, Key, KeyType, KeyValue, KindKeys};
+use super::keys::{optional_path_key, Key, KeyError, KeyType, KeyValue, KindKeys};
 use super::TurnView;
 use crate::game::colour_name;
 use crate::game::{Answer, Board};
@@ -74,13 +74,13 @@ impl KindKeys for ExternalSpec {
     ];
 
     /// Checks that the entry gave a command (completing "player 2 …").
-    fn complete(&self) -> Result<(), String> {
+    fn complete(&self) -> Result<(), KeyError> {
         if self.command.is_empty() {
-            Err(
-                "is `external` but has no `command`: give the program and its arguments as a list, \
-                 like `command: [python3, bot.py]`"
-                    .into(),
-            )
+            Err(KeyError::Missing {
+                kind: "external",
+                key: "command",
+                hint: "give the program and its arguments as a list, like `command: [python3, bot.py]`",
+            })
         } else {
             Ok(())
         }
@@ -199,9 +199,41 @@ pub fn request_block(v: &TurnView) -> String {
     s
 }
 
+/// A `BOARD:` line that is not the board after the move (an illegal answer).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BoardLineError {
+    #[error("BOARD has {got} characters, expected {expected}")]
+    Length { got: usize, expected: usize },
+    /// The first cell that differs, row and column from 1 (rows from the top).
+    #[error("BOARD is wrong at row {row} from the top, column {col}: expected `{expected}`, got `{got}`")]
+    Cell {
+        row: usize,
+        col: usize,
+        expected: char,
+        got: char,
+    },
+}
+
+/// A `MOVE:` line whose answer (`shown`: its first 40 characters) is not a number.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`MOVE: {shown}` does not name a column")]
+pub struct MoveLineError {
+    pub shown: String,
+}
+
+/// Why an external program cannot be started.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("empty command")]
+    EmptyCommand,
+    /// The system refused to run `command` (the program and its arguments).
+    #[error("cannot start `{command}`: {source}")]
+    Spawn { command: String, source: std::io::Error },
+}
+
 /// Checks a `BOARD:` line sent with a move: it must be the board after the
 /// player's piece is dropped in `col`.
-pub fn check_board(v: &TurnView, col: usize, claimed: &str) -> Result<(), String> {
+pub fn check_board(v: &TurnView, col: usize, claimed: &str) -> Result<(), BoardLineError> {
     let mut after: Board = v.board.clone();
     if after.drop_piece(col, v.seat).is_err() {
         return Ok(()); // the move itself is refused by the referee
@@ -209,31 +241,28 @@ pub fn check_board(v: &TurnView, col: usize, claimed: &str) -> Result<(), String
     let expected = after.to_board_string(&v.letters);
     let claimed = claimed.trim();
     if claimed.chars().count() != expected.chars().count() {
-        return Err(format!(
-            "BOARD has {} characters, expected {}",
-            claimed.chars().count(),
-            expected.chars().count()
-        ));
+        return Err(BoardLineError::Length {
+            got: claimed.chars().count(),
+            expected: expected.chars().count(),
+        });
     }
     if let Some(i) = claimed.chars().zip(expected.chars()).position(|(a, b)| a != b) {
         let cols = v.board.cols();
-        return Err(format!(
-            "BOARD is wrong at row {} from the top, column {}: expected `{}`, got `{}`",
-            i / cols + 1,
-            i % cols + 1,
-            expected.chars().nth(i).unwrap_or('?'),
-            claimed.chars().nth(i).unwrap_or('?')
-        ));
+        return Err(BoardLineError::Cell {
+            row: i / cols + 1,
+            col: i % cols + 1,
+            expected: expected.chars().nth(i).unwrap_or('?'),
+            got: claimed.chars().nth(i).unwrap_or('?'),
+        });
     }
     Ok(())
 }
 
 /// Interprets a `MOVE:` line; `Err` is a malformed answer.
-pub fn parse_move_line(line: &str) -> Option<Result<i64, String>> {
+pub fn parse_move_line(line: &str) -> Option<Result<i64, MoveLineError>> {
     let rest = line.strip_prefix("MOVE:")?;
-    Some(rest.trim().parse::<i64>().map(|n| n - 1).map_err(|_| {
-        let shown: String = rest.trim().chars().take(40).collect();
-        format!("`MOVE: {shown}` does not name a column")
+    Some(rest.trim().parse::<i64>().map(|n| n - 1).map_err(|_| MoveLineError {
+        shown: rest.trim().chars().take(40).collect(),
     }))
 }
 
@@ -262,11 +291,11 @@ impl ExternalProcess {
     }
 
     /// Starts the program if it is not running (first game, or after it died).
-    pub fn ensure_started(&mut self) -> Result<(), String> {
+    pub fn ensure_started(&mut self) -> Result<(), StartError> {
         if self.child.is_some() {
             return Ok(());
         }
-        let (prog, args) = self.launch.command.split_first().ok_or("empty command")?;
+        let (prog, args) = self.launch.command.split_first().ok_or(StartError::EmptyCommand)?;
         let mut cmd = Command::new(prog);
         cmd.args(args)
             .stdin(Stdio::piped())
@@ -289,9 +318,10 @@ impl ExternalProcess {
                 Ok(())
             });
         }
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| format!("cannot start `{}`: {e}", self.launch.command.join(" ")))?;
+        let mut child = cmd.spawn().map_err(|source| StartError::Spawn {
+            command: self.launch.command.join(" "),
+            source,
+        })?;
         self.stdin = child.stdin.take();
         self.stdout = child.stdout.take().map(BufReader::new);
         if let Some(err) = child.stderr.take() {
@@ -323,7 +353,7 @@ impl ExternalProcess {
     /// callers then [`ExternalProcess::kill`] it.
     pub async fn ask(&mut self, v: &TurnView) -> ExternalReply {
         if let Err(e) = self.ensure_started() {
-            return ExternalReply::Gone(e);
+            return ExternalReply::Gone(e.to_string());
         }
         let block = request_block(v);
         let (Some(stdin), Some(stdout)) = (self.stdin.as_mut(), self.stdout.as_mut()) else {
@@ -365,7 +395,7 @@ impl ExternalProcess {
             };
             let col = match parsed {
                 Ok(c) => c,
-                Err(e) => return ExternalReply::Answer(Answer::Malformed(e)),
+                Err(e) => return ExternalReply::Answer(Answer::Malformed(e.to_string())),
             };
             // An optional BOARD line follows at once when the bot sends one.
             if let Ok(Ok(buf)) = tokio::time::timeout(Duration::from_millis(2), stdout.fill_buf()).await {
@@ -373,7 +403,7 @@ impl ExternalProcess {
                     if let Ok(Line::Text(b)) = read_line_bounded(stdout, MAX_LINE, &mut budget).await {
                         if col >= 0 {
                             if let Err(e) = check_board(v, col as usize, &b["BOARD:".len()..]) {
-                                return ExternalReply::Answer(Answer::Malformed(e));
+                                return ExternalReply::Answer(Answer::Malformed(e.to_string()));
                             }
                         }
                     }
@@ -474,8 +504,8 @@ mod tests {
         after.drop_piece(2, 1).unwrap();
         let good = after.to_board_string(&v.letters);
         assert!(check_board(&v, 2, &good).is_ok());
-        assert!(check_board(&v, 4, &good).unwrap_err().contains("wrong"));
-        assert!(check_board(&v, 2, "RY").unwrap_err().contains("characters"));
+        assert!(check_board(&v, 4, &good).unwrap_err().to_string().contains("wrong"));
+        assert!(check_board(&v, 2, "RY").unwrap_err().to_string().contains("characters"));
     }
 
     #[test]

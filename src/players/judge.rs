@@ -9,6 +9,7 @@
 //! so a position's answer depends neither on the positions asked before it
 //! nor on which thread asks.
 
+use crate::game::board::BoardError;
 use crate::game::openings::parse_move_string;
 use crate::game::{Answer, Game, DEFAULT_LETTERS};
 use crate::players::{Strategy, TurnView};
@@ -17,7 +18,28 @@ use crate::util::seed::derive;
 use std::time::Instant;
 
 /// One thread's answers: (position index, verdict and seconds) each.
-type Dealt = Result<Vec<(usize, (Verdict, f64))>, String>;
+type Dealt = Result<Vec<(usize, (Verdict, f64))>, JudgeError>;
+
+/// Why positions could not be judged.
+#[derive(Debug, thiserror::Error)]
+pub enum JudgeError {
+    /// A labelled position is not one of the board's.
+    #[error("{0}")]
+    Position(#[from] BoardError),
+    /// A thread's strategy could not be made (the maker's own error).
+    #[error("{0}")]
+    Player(#[source] Box<dyn std::error::Error + Send + Sync>),
+    #[error("a thread judging positions panicked")]
+    Panicked,
+}
+
+/// Callers that still speak in strings (`bench accuracy`, training's
+/// `eval.accuracy`) take the message.
+impl From<JudgeError> for String {
+    fn from(e: JudgeError) -> String {
+        e.to_string()
+    }
+}
 
 /// Seed stream of one benchmarked position.
 const STREAM_POSITION: u64 = 0xacc2;
@@ -29,7 +51,7 @@ pub fn play_labelled(
     p: &Labelled,
     index: usize,
     seed: u64,
-) -> Result<(Verdict, f64), String> {
+) -> Result<(Verdict, f64), JudgeError> {
     let cfg = board();
     let moves = parse_move_string(&p.moves, cfg.cols)?;
     let game = Game::with_opening(cfg, 2, 1, &moves)?;
@@ -50,7 +72,7 @@ pub fn play_all(
     strategy: &mut dyn Strategy,
     positions: &[&Labelled],
     seed: u64,
-) -> Result<Vec<(Verdict, f64)>, String> {
+) -> Result<Vec<(Verdict, f64)>, JudgeError> {
     positions
         .iter()
         .enumerate()
@@ -64,18 +86,18 @@ pub fn play_all(
 /// the verdicts are those of [`play_all`] with one strategy whenever the
 /// strategy's answer depends only on the position and its seed (as the
 /// AlphaZero player's does), whatever the threads' timing.
-pub fn play_all_parallel(
-    make: &(dyn Fn() -> Result<Box<dyn Strategy>, String> + Sync),
+pub fn play_all_parallel<E: Into<Box<dyn std::error::Error + Send + Sync>>>(
+    make: &(impl Fn() -> Result<Box<dyn Strategy>, E> + Sync),
     positions: &[&Labelled],
     seed: u64,
     threads: usize,
-) -> Result<Vec<(Verdict, f64)>, String> {
+) -> Result<Vec<(Verdict, f64)>, JudgeError> {
     let threads = threads.clamp(1, positions.len().max(1));
     let dealt: Vec<Dealt> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 s.spawn(move || {
-                    let mut strategy = make()?;
+                    let mut strategy = make().map_err(|e| JudgeError::Player(e.into()))?;
                     (t..positions.len())
                         .step_by(threads)
                         .map(|i| play_labelled(strategy.as_mut(), positions[i], i, seed).map(|v| (i, v)))
@@ -85,10 +107,7 @@ pub fn play_all_parallel(
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a thread judging positions panicked".into()))
-            })
+            .map(|h| h.join().unwrap_or_else(|_| Err(JudgeError::Panicked)))
             .collect()
     });
     let mut out = vec![None; positions.len()];
@@ -104,6 +123,10 @@ pub fn play_all_parallel(
 mod tests {
     use super::*;
     use crate::players::bots::Leftmost;
+
+    fn leftmost() -> Result<Box<dyn Strategy>, std::convert::Infallible> {
+        Ok(Box::new(Leftmost))
+    }
 
     fn labelled(moves: &str, scores: [i32; 7]) -> Labelled {
         Labelled {
@@ -130,7 +153,7 @@ mod tests {
         let mistakes: Vec<bool> = one.iter().map(|(v, _)| v.mistake).collect();
         assert_eq!(mistakes, (0..9).map(|i| i % 3 != 0).collect::<Vec<_>>());
         for threads in [1, 2, 4, 20] {
-            let many = play_all_parallel(&|| Ok(Box::new(Leftmost) as Box<dyn Strategy>), &refs, 5, threads).unwrap();
+            let many = play_all_parallel(&leftmost, &refs, 5, threads).unwrap();
             let got: Vec<Verdict> = many.iter().map(|(v, _)| *v).collect();
             assert_eq!(
                 got,
@@ -138,12 +161,9 @@ mod tests {
                 "{threads} threads"
             );
         }
-        let e = play_all_parallel(&|| Err("no model".into()), &refs, 5, 2).unwrap_err();
-        assert_eq!(e, "no model");
-        assert!(
-            play_all_parallel(&|| Ok(Box::new(Leftmost) as Box<dyn Strategy>), &[], 5, 2)
-                .unwrap()
-                .is_empty()
-        );
+        let no_model = || -> Result<Box<dyn Strategy>, std::io::Error> { Err(std::io::Error::other("no model")) };
+        let e = play_all_parallel(&no_model, &refs, 5, 2).unwrap_err();
+        assert_eq!(e.to_string(), "no model");
+        assert!(play_all_parallel(&leftmost, &[], 5, 2).unwrap().is_empty());
     }
 }

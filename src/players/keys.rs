@@ -4,8 +4,41 @@
 //! ([`super::kinds`]) reads them through [`Keyed`] whatever the spec type.
 
 use crate::game::BoardConfig;
+use crate::players::alphazero::BoardMismatch;
+use crate::players::model::ModelError;
+use crate::solver::SolverError;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+
+/// A player entry that a key alone cannot refuse: one the kind cannot go
+/// without is missing. Completes "player 2 …".
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    /// `key` is unset and kind `kind` needs it; `hint` says what to give.
+    #[error("is `{kind}` but has no `{key}`: {hint}")]
+    Missing {
+        kind: &'static str,
+        key: &'static str,
+        hint: &'static str,
+    },
+}
+
+/// Why a player cannot play on a board, found before any game starts.
+#[derive(Debug, thiserror::Error)]
+pub enum FitError {
+    /// A key it needs (an AlphaZero player's `model`) is missing.
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    /// The model's `meta.json` cannot be read.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The model was trained for another board.
+    #[error(transparent)]
+    Board(#[from] BoardMismatch),
+    /// The solver cannot hold the board.
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+}
 
 /// The shape of a key's value, which decides how a scenario reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,13 +87,13 @@ pub trait KindKeys: Sized + 'static {
 
     /// Checks what a key cannot check alone (an external player needs a
     /// command); the error completes "player 2 …".
-    fn complete(&self) -> Result<(), String> {
+    fn complete(&self) -> Result<(), KeyError> {
         Ok(())
     }
 
     /// Whether a player of this spec can play on `cfg` at all, before any
     /// game starts (a model's board, the solver's size limit).
-    fn fits(&self, _cfg: BoardConfig) -> Result<(), String> {
+    fn fits(&self, _cfg: BoardConfig) -> Result<(), FitError> {
         Ok(())
     }
 }
@@ -70,8 +103,8 @@ pub(super) trait Keyed {
     fn keys(&self) -> Vec<(&'static str, KeyType)>;
     fn set(&mut self, name: &str, v: KeyValue);
     fn values(&self) -> Vec<(&'static str, KeyValue)>;
-    fn complete(&self) -> Result<(), String>;
-    fn fits(&self, cfg: BoardConfig) -> Result<(), String>;
+    fn complete(&self) -> Result<(), KeyError>;
+    fn fits(&self, cfg: BoardConfig) -> Result<(), FitError>;
 }
 
 impl<S: KindKeys> Keyed for S {
@@ -92,11 +125,11 @@ impl<S: KindKeys> Keyed for S {
             .collect()
     }
 
-    fn complete(&self) -> Result<(), String> {
+    fn complete(&self) -> Result<(), KeyError> {
         KindKeys::complete(self)
     }
 
-    fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
+    fn fits(&self, cfg: BoardConfig) -> Result<(), FitError> {
         KindKeys::fits(self, cfg)
     }
 }

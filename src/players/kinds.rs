@@ -18,12 +18,14 @@
 //! type and its keys), a variant in [`PlayerKind`] and [`KindSpec`], its
 //! entry in [`KINDS`], and the arms the compiler then asks for.
 
+use super::agent::AgentError;
+use super::alphazero::AlphaZeroError;
 use super::alphazero::AlphaZeroSpec;
 use super::bots::{self, MctsSpec, MinimaxSpec};
 use super::external::ExternalSpec;
-use super::keys::Keyed;
+use super::keys::{FitError, KeyError, Keyed};
 pub use super::keys::{Key, KeyType, KeyValue, KindKeys};
-use super::solver::SolverSpec;
+use super::solver::{SolverBotError, SolverSpec};
 use super::Strategy;
 use crate::game::BoardConfig;
 use std::time::Duration;
@@ -308,7 +310,7 @@ impl KindSpec {
 
     /// Checks what a key cannot check alone (an external player needs a
     /// command); the error completes "player 2 …".
-    pub fn complete(&self) -> Result<(), String> {
+    pub fn complete(&self) -> Result<(), KeyError> {
         self.keyed().map_or(Ok(()), |k| k.complete())
     }
 }
@@ -329,12 +331,44 @@ impl PlayerSpec {
     }
 }
 
+/// Why a player cannot be built or cannot play on the board.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A kind that does I/O (human, external) has no strategy to build.
+    #[error("`{kind}` players are not in-process bots")]
+    NotABot { kind: &'static str },
+    /// Player `player` (its name) cannot be built or cannot play.
+    #[error("player `{player}`: {source}")]
+    Player {
+        player: String,
+        #[source]
+        source: KindError,
+    },
+}
+
+/// What went wrong with one player, by the part that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum KindError {
+    /// It cannot play on the board (checked before any game).
+    #[error(transparent)]
+    Fit(#[from] FitError),
+    #[error(transparent)]
+    Alphazero(#[from] AlphaZeroError),
+    #[error(transparent)]
+    Solver(#[from] SolverBotError),
+    /// No agent of its name was given.
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+}
+
 /// Builds the strategy of an in-process kind. Kinds that do I/O (human,
 /// external) have none, and a model that cannot be loaded says why.
-pub fn build_strategy(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>, String> {
-    let built: Result<Box<dyn Strategy>, String> = match &spec.kind {
+pub fn build_strategy(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>, BuildError> {
+    let built: Result<Box<dyn Strategy>, KindError> = match &spec.kind {
         KindSpec::Human | KindSpec::External(_) => {
-            return Err(format!("`{}` players are not in-process bots", spec.kind.as_str()))
+            return Err(BuildError::NotABot {
+                kind: spec.kind.as_str(),
+            })
         }
         KindSpec::Leftmost => Ok(Box::new(bots::Leftmost)),
         KindSpec::Rightmost => Ok(Box::new(bots::Rightmost)),
@@ -342,19 +376,33 @@ pub fn build_strategy(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>,
         KindSpec::Invalid => Ok(Box::new(bots::InvalidBot)),
         KindSpec::Minimax(s) => Ok(Box::new(s.build())),
         KindSpec::Mcts(s) => Ok(Box::new(s.build(seed))),
-        KindSpec::Alphazero(s) => s.build().map(|b| Box::new(b) as Box<dyn Strategy>),
-        KindSpec::Solver(s) => s.build().map(|b| Box::new(b) as Box<dyn Strategy>),
-        KindSpec::Agent => super::agent::AgentPlayer::new(&spec.name).map(|a| Box::new(a) as Box<dyn Strategy>),
+        KindSpec::Alphazero(s) => s
+            .build()
+            .map(|b| Box::new(b) as Box<dyn Strategy>)
+            .map_err(KindError::from),
+        KindSpec::Solver(s) => s
+            .build()
+            .map(|b| Box::new(b) as Box<dyn Strategy>)
+            .map_err(KindError::from),
+        KindSpec::Agent => super::agent::AgentPlayer::new(&spec.name)
+            .map(|a| Box::new(a) as Box<dyn Strategy>)
+            .map_err(KindError::from),
     };
-    built.map_err(|e| format!("player `{}`: {e}", spec.name))
+    built.map_err(|source| BuildError::Player {
+        player: spec.name.clone(),
+        source,
+    })
 }
 
 /// Refuses, before any game starts and without building the player, one
 /// that cannot play on `cfg` (an AlphaZero model trained for another board
 /// size, read from its `meta.json`; a board too large for the solver).
-pub fn check_fits(spec: &PlayerSpec, cfg: BoardConfig) -> Result<(), String> {
+pub fn check_fits(spec: &PlayerSpec, cfg: BoardConfig) -> Result<(), BuildError> {
     let fits = spec.kind.keyed().map_or(Ok(()), |k| k.fits(cfg));
-    fits.map_err(|e| format!("player `{}`: {e}", spec.name))
+    fits.map_err(|e| BuildError::Player {
+        player: spec.name.clone(),
+        source: e.into(),
+    })
 }
 
 #[cfg(test)]
@@ -412,16 +460,17 @@ mod tests {
     fn only_bots_build_and_a_missing_model_is_explained() {
         for k in &KINDS {
             let built = build_strategy(&PlayerSpec::of_kind(k.kind), 0);
-            let not_a_bot = built.err().is_some_and(|e| e.contains("not in-process"));
+            let not_a_bot = built.err().is_some_and(|e| e.to_string().contains("not in-process"));
             assert_eq!(not_a_bot, k.runs_as != RunsAs::Bot, "{}", k.name);
         }
         assert!(build_strategy(&PlayerSpec::of_kind(PlayerKind::Leftmost), 0).is_ok());
         let e = build_strategy(&PlayerSpec::of_kind(PlayerKind::Human), 0)
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(e.contains("not in-process"), "{e}");
         let az = PlayerSpec::of_kind(PlayerKind::Alphazero);
-        let e = check_fits(&az, BoardConfig::default()).unwrap_err();
+        let e = check_fits(&az, BoardConfig::default()).unwrap_err().to_string();
         assert!(e.contains("no `model`"), "{e}");
     }
 }

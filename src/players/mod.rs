@@ -15,7 +15,9 @@ pub mod kinds;
 pub mod model;
 pub mod solver;
 
-pub use kinds::{build_strategy, check_fits, KindSpec, PlayerKind, PlayerSpec};
+pub use agent::AgentError;
+pub use keys::{FitError, KeyError};
+pub use kinds::{build_strategy, check_fits, BuildError, KindError, KindSpec, PlayerKind, PlayerSpec};
 
 use crate::game::{Answer, Board, Game, Refusal};
 
@@ -68,7 +70,7 @@ pub trait Strategy: Send {
     fn choose(&mut self, view: &TurnView) -> Answer;
     /// [`Strategy::choose`], or why the player cannot move any more (an
     /// embedding program's agent that failed): that costs it the game.
-    fn choose_or_quit(&mut self, view: &TurnView) -> Result<Answer, String> {
+    fn choose_or_quit(&mut self, view: &TurnView) -> Result<Answer, AgentError> {
         Ok(self.choose(view))
     }
     /// What the player knows of each column, for `c4sim analyze`
@@ -85,7 +87,7 @@ pub trait Strategy: Send {
     fn new_game(&mut self, _seed: u64) {}
     /// Whether this player can play on boards of `cfg` (a network is trained
     /// for one board size).
-    fn fits(&self, _cfg: crate::game::BoardConfig) -> Result<(), String> {
+    fn fits(&self, _cfg: crate::game::BoardConfig) -> Result<(), FitError> {
         Ok(())
     }
     /// Whether choosing takes long enough that it must run off the actor

@@ -20,15 +20,16 @@
 //! from all legal ones by weights that favour the better scores, so a slip
 //! is more often a small one.
 
-use super::keys::{budget_key, count_key, optional_path_key, Key, KeyType, KeyValue, KindKeys};
+use super::keys::{budget_key, count_key, optional_path_key, FitError, Key, KeyType, KeyValue, KindKeys};
 use crate::game::{Answer, BoardConfig};
 use crate::players::{Strategy, TurnView};
 use crate::search::minimax::Minimax;
-use crate::solver::{centre_order, describe_score, Book, Pos, ScoreBook, Solver, MAX_TABLE_LOG2};
+use crate::solver::book::BookFileError;
+use crate::solver::{centre_order, describe_score, Book, Pos, ScoreBook, Solver, SolverError, MAX_TABLE_LOG2};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The `level` key's values, weakest last, with the chance of a mistake
 /// before each move.
@@ -84,15 +85,37 @@ impl KindKeys for SolverSpec {
         },
     ];
 
-    fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
-        fits(cfg)
+    fn fits(&self, cfg: BoardConfig) -> Result<(), FitError> {
+        Ok(fits(cfg)?)
     }
+}
+
+/// Why a solver player cannot be built.
+#[derive(Debug, thiserror::Error)]
+pub enum SolverBotError {
+    /// `table_log2` above the largest table the solver makes.
+    #[error("`table_log2` is at most {max}, got {got}")]
+    Table { max: u32, got: u32 },
+    /// A book file (`what`: "book" or "score book") cannot be read.
+    #[error("{what} {}: {source}", path.display())]
+    Read {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A book file is not a book of its kind.
+    #[error("{what} {}: {source}", path.display())]
+    Parse {
+        what: &'static str,
+        path: PathBuf,
+        source: BookFileError,
+    },
 }
 
 impl SolverSpec {
     /// The player; a table too large or a book that cannot be read is
     /// refused now, before any game.
-    pub fn build(&self) -> Result<SolverBot, String> {
+    pub fn build(&self) -> Result<SolverBot, SolverBotError> {
         SolverBot::from_spec(self)
     }
 }
@@ -115,13 +138,13 @@ pub struct SolverBot {
 }
 
 impl SolverBot {
-    pub fn from_spec(spec: &SolverSpec) -> Result<Self, String> {
+    pub fn from_spec(spec: &SolverSpec) -> Result<Self, SolverBotError> {
         // Checks the table size now, so a bad key fails before any game.
         if spec.table_log2 > MAX_TABLE_LOG2 {
-            return Err(format!(
-                "`table_log2` is at most {MAX_TABLE_LOG2}, got {}",
-                spec.table_log2
-            ));
+            return Err(SolverBotError::Table {
+                max: MAX_TABLE_LOG2,
+                got: spec.table_log2,
+            });
         }
         let book = spec.book.as_deref().map(read_book).transpose()?;
         let scores = spec.scores.as_deref().map(read_scores).transpose()?;
@@ -139,7 +162,7 @@ impl SolverBot {
         })
     }
 
-    fn solver_for(&mut self, cfg: BoardConfig) -> Result<&mut Solver, String> {
+    fn solver_for(&mut self, cfg: BoardConfig) -> Result<&mut Solver, SolverError> {
         if self.solver.as_ref().map(|s| s.config()) != Some(cfg) {
             self.solver = Some(Solver::new(cfg, self.table_log2)?);
         }
@@ -147,7 +170,7 @@ impl SolverBot {
     }
 
     /// The exact best move and its score, or `None` past the budget.
-    fn decide(&mut self, v: &TurnView) -> Result<Option<(usize, i32)>, String> {
+    fn decide(&mut self, v: &TurnView) -> Result<Option<(usize, i32)>, SolverError> {
         let budget = self.nodes;
         let solver = self.solver_for(v.board.config())?;
         let pos = solver.position(&v.moves)?;
@@ -171,7 +194,7 @@ impl SolverBot {
 
     /// Every column's score in `v`'s position (`None` for a full column or
     /// one not proven): from the score book, else solved within `budget`.
-    pub fn column_scores(&mut self, v: &TurnView, budget: Option<u64>) -> Result<Vec<Option<i32>>, String> {
+    pub fn column_scores(&mut self, v: &TurnView, budget: Option<u64>) -> Result<Vec<Option<i32>>, SolverError> {
         let pos = self.solver_for(v.board.config())?.position(&v.moves)?;
         if let Some(scores) = self.book_scores(&pos) {
             return Ok(scores);
@@ -215,23 +238,27 @@ impl SolverBot {
 }
 
 /// Reads a book file, saying which file when it cannot.
-pub fn read_book(path: &std::path::Path) -> Result<Book, String> {
+pub fn read_book(path: &Path) -> Result<Book, SolverBotError> {
     read_file("book", path, Book::parse)
 }
 
 /// Reads a score book file, saying which file when it cannot.
-pub fn read_scores(path: &std::path::Path) -> Result<ScoreBook, String> {
+pub fn read_scores(path: &Path) -> Result<ScoreBook, SolverBotError> {
     read_file("score book", path, ScoreBook::parse)
 }
 
-/// Reads and parses a file, every error prefixed with `what` and its path.
+/// Reads and parses a file; an error names `what` and its path.
 fn read_file<T>(
-    what: &str,
-    path: &std::path::Path,
-    parse: fn(&[u8]) -> Result<T, crate::solver::book::BookFileError>,
-) -> Result<T, String> {
-    let at = |e: &dyn std::fmt::Display| format!("{what} {}: {e}", path.display());
-    parse(&std::fs::read(crate::util::data::find(path)).map_err(|e| at(&e))?).map_err(|e| at(&e))
+    what: &'static str,
+    path: &Path,
+    parse: fn(&[u8]) -> Result<T, BookFileError>,
+) -> Result<T, SolverBotError> {
+    let path = path.to_path_buf();
+    let bytes = match std::fs::read(crate::util::data::find(&path)) {
+        Ok(b) => b,
+        Err(source) => return Err(SolverBotError::Read { what, path, source }),
+    };
+    parse(&bytes).map_err(|source| SolverBotError::Parse { what, path, source })
 }
 
 /// The best column of `scores` and its score, ties to the centre-most
@@ -247,8 +274,8 @@ fn best_of(scores: &[Option<i32>]) -> Option<(usize, i32)> {
 }
 
 /// Whether the solver can play on `cfg` at all (before any game starts).
-pub fn fits(cfg: BoardConfig) -> Result<(), String> {
-    Ok(Solver::new(cfg, 10).map(drop)?)
+pub fn fits(cfg: BoardConfig) -> Result<(), SolverError> {
+    Solver::new(cfg, 10).map(drop)
 }
 
 impl Strategy for SolverBot {
@@ -276,7 +303,7 @@ impl Strategy for SolverBot {
             }
             Err(e) => {
                 self.last_note = None;
-                Answer::Malformed(e)
+                Answer::Malformed(e.to_string())
             }
         }
     }
@@ -292,7 +319,7 @@ impl Strategy for SolverBot {
         let budget = self.nodes;
         let scores = match self.column_scores(v, budget) {
             Ok(scores) => scores,
-            Err(e) => return (self.choose(v), Some(json!({ "error": e }))),
+            Err(e) => return (self.choose(v), Some(json!({ "error": e.to_string() }))),
         };
         let open = |c: usize| v.board.height(c) < v.board.rows();
         let proven = (0..scores.len()).all(|c| !open(c) || scores[c].is_some());
@@ -307,8 +334,8 @@ impl Strategy for SolverBot {
         (answer, Some(json!(scores)))
     }
 
-    fn fits(&self, cfg: BoardConfig) -> Result<(), String> {
-        fits(cfg)
+    fn fits(&self, cfg: BoardConfig) -> Result<(), FitError> {
+        Ok(fits(cfg)?)
     }
 
     fn new_game(&mut self, seed: u64) {
@@ -396,10 +423,18 @@ mod tests {
         assert_eq!(b.choose(&other), Answer::Column(2));
         // A missing or broken file is refused when the player is made.
         spec.book = Some(dir.path().join("none.bin"));
-        assert!(SolverBot::from_spec(&spec).err().unwrap().contains("none.bin"));
+        assert!(SolverBot::from_spec(&spec)
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("none.bin"));
         std::fs::write(&path, b"junk").unwrap();
         spec.book = Some(path);
-        assert!(SolverBot::from_spec(&spec).err().unwrap().contains("not a solver book"));
+        assert!(SolverBot::from_spec(&spec)
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("not a solver book"));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::game::BoardConfig;
 use crate::players::alphazero::AlphaZeroBot;
 use crate::players::solver::{read_scores, DEFAULT_TABLE_LOG2};
 use crate::solver::scores::ScoreBook;
-use crate::solver::{Solver, MAX_TABLE_LOG2};
+use crate::solver::{Solver, SolverError, MAX_TABLE_LOG2};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -26,6 +26,16 @@ pub const SHIPPED_SCORES: &str = "models/solver-scores-6x7.bin";
 pub struct PositionError {
     pub index: usize,
     pub why: String,
+}
+
+/// Why the solver oracle cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OracleError {
+    #[error("table_log2 is at most {max}, got {got}")]
+    Table { max: u32, got: u32 },
+    /// The solver cannot hold the board.
+    #[error(transparent)]
+    Solver(#[from] SolverError),
 }
 
 /// Every-column scores of many positions, one solver per thread.
@@ -46,16 +56,18 @@ impl SolverOracle {
         nodes: Option<u64>,
         threads: usize,
         table_log2: Option<u32>,
-    ) -> Result<SolverOracle, String> {
+    ) -> Result<SolverOracle, OracleError> {
         let threads = crate::util::threads_or_cores(threads as u32);
         let table_log2 = table_log2.unwrap_or(DEFAULT_TABLE_LOG2);
         if table_log2 > MAX_TABLE_LOG2 {
-            return Err(format!("table_log2 is at most {MAX_TABLE_LOG2}, got {table_log2}"));
+            return Err(OracleError::Table {
+                max: MAX_TABLE_LOG2,
+                got: table_log2,
+            });
         }
         let solvers = (0..threads)
             .map(|_| Solver::new(cfg, table_log2))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
+            .collect::<Result<Vec<_>, _>>()?;
         let book = match read_scores(Path::new(SHIPPED_SCORES)) {
             Ok(b) if b.fits(cfg) => Some(Arc::new(b)),
             _ => None,

@@ -11,14 +11,37 @@
 //! games and second in the others.
 
 use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position, Status};
+use crate::game::board::BoardError;
 use crate::game::{Answer, Board, BoardConfig, DEFAULT_LETTERS};
-use crate::players::{Strategy, TurnView};
+use crate::players::{BuildError, FitError, Strategy, TurnView};
 use crate::util::handoff::Helpers;
 use crate::util::seed;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 /// Why a step was refused; nothing was played.
+/// Why the envs cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum VecEnvError {
+    #[error("num_envs must be at least 1")]
+    NoEnvs,
+    /// The board shape is not one the game allows.
+    #[error("{0}")]
+    Board(#[from] BoardError),
+    /// The opponent cannot be built.
+    #[error(transparent)]
+    Opponent(#[from] BuildError),
+    /// The opponent cannot play on the board.
+    #[error(transparent)]
+    Fit(#[from] FitError),
+    /// An opponent's opening move would win before the agent plays.
+    #[error("with an opponent, win_length must be at least 2")]
+    WinLengthOne,
+    /// The helper threads cannot start (in the system's words).
+    #[error("{0}")]
+    Threads(String),
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StepError {
     #[error("env {env}: column {column} is out of range (0..{cols})")]
@@ -163,13 +186,13 @@ impl VecEnv {
         n: usize,
         cfg: BoardConfig,
         seed: u64,
-        opponent: Option<&dyn Fn() -> Result<Box<dyn Strategy>, String>>,
+        opponent: Option<&dyn Fn() -> Result<Box<dyn Strategy>, BuildError>>,
         threads: usize,
-    ) -> Result<VecEnv, String> {
+    ) -> Result<VecEnv, VecEnvError> {
         if n == 0 {
-            return Err("num_envs must be at least 1".into());
+            return Err(VecEnvError::NoEnvs);
         }
-        cfg.validate().map_err(|e| e.to_string())?;
+        cfg.validate()?;
         let per_thread = match opponent {
             Some(_) => MIN_ENVS_PER_THREAD_WITH_OPPONENT,
             None => MIN_ENVS_PER_THREAD,
@@ -189,13 +212,13 @@ impl VecEnv {
         }
         if !opponents.is_empty() && cfg.win_length == 1 {
             // The opponent's opening move would win before the agent plays.
-            return Err("with an opponent, win_length must be at least 2".into());
+            return Err(VecEnvError::WinLengthOne);
         }
         // The calling thread steps the first chunk itself; helpers the rest.
         let helpers = (threads > 1)
             .then(|| Helpers::new(threads - 1))
             .transpose()
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| VecEnvError::Threads(e.to_string()))?;
         let envs = with_width!(cfg, B => B::by_width::<EnvsAt>(Envs::<B> {
             geo: Geometry::new(cfg),
             slots: Vec::new(),

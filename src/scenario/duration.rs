@@ -3,19 +3,30 @@
 
 use std::time::Duration;
 
+/// Why a duration was refused; each variant keeps the text as written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    /// Not a number with a known unit.
+    #[error(
+        "invalid duration `{0}`: expected a number with a unit (ms, s, m or h), like 30s, 500ms, 2m or 1h; \
+         a bare number is seconds"
+    )]
+    Invalid(String),
+    #[error("invalid duration `{0}`: a duration cannot be negative")]
+    Negative(String),
+    /// A whole number of units that overflows.
+    #[error("invalid duration `{0}`: too long")]
+    TooLong(String),
+}
+
 /// Parses a duration. Whole numbers are converted exactly (no float
 /// rounding, so `1ms` is exactly one millisecond); fractions such as `1.5s`
 /// go through `f64`. Negative, infinite and overflowing values are refused.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
     let t = s.trim();
-    let invalid = || {
-        format!(
-            "invalid duration `{s}`: expected a number with a unit (ms, s, m or h), like 30s, 500ms, 2m or 1h; \
-             a bare number is seconds"
-        )
-    };
+    let invalid = || DurationError::Invalid(s.to_string());
     if t.starts_with('-') {
-        return Err(format!("invalid duration `{s}`: a duration cannot be negative"));
+        return Err(DurationError::Negative(s.to_string()));
     }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+'))
@@ -34,7 +45,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         _ => return Err(invalid()),
     };
     if let Ok(n) = num.parse::<u64>() {
-        let too_long = || format!("invalid duration `{s}`: too long");
+        let too_long = || DurationError::TooLong(s.to_string());
         return if div == 1000 {
             Ok(Duration::from_millis(n))
         } else {
@@ -66,10 +77,13 @@ mod tests {
     #[test]
     fn refusals_say_what_is_allowed() {
         for bad in ["", "fast", "10x", "s", "-5s", "1.2.3s", "99999999999999999999h"] {
-            let e = parse_duration(bad).unwrap_err();
+            let e = parse_duration(bad).unwrap_err().to_string();
             assert!(e.contains("invalid duration"), "{bad}: {e}");
         }
-        assert!(parse_duration("fast").unwrap_err().contains("30s, 500ms, 2m or 1h"));
-        assert!(parse_duration("-5s").unwrap_err().contains("negative"));
+        assert!(parse_duration("fast")
+            .unwrap_err()
+            .to_string()
+            .contains("30s, 500ms, 2m or 1h"));
+        assert!(parse_duration("-5s").unwrap_err().to_string().contains("negative"));
     }
 }

@@ -21,6 +21,17 @@ pub struct ScenarioError {
     pub message: String,
 }
 
+/// A problem found after parsing that concerns a scenario as a whole (a
+/// player that cannot play on its board, openings that cannot be had),
+/// said after the file's name.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", file.display())]
+pub struct InScenario<E: std::error::Error + 'static> {
+    pub file: PathBuf,
+    #[source]
+    pub source: E,
+}
+
 impl ScenarioError {
     pub fn new(file: impl Into<PathBuf>, line: usize, column: usize, message: impl Into<String>) -> Self {
         ScenarioError {

@@ -21,8 +21,8 @@ pub mod types;
 mod value;
 pub mod web;
 
-pub use duration::parse_duration;
-pub use error::ScenarioError;
+pub use duration::{parse_duration, DurationError};
+pub use error::{InScenario, ScenarioError};
 pub use parse::{load, parse_str, DEFAULT_MOVE_TIME};
 pub use players::parse_player_spec;
 pub use tree::{locate, PathSeg};

@@ -347,7 +347,10 @@ fn read_command(d: Doc, v: &Node) -> Result<Vec<String>, ScenarioError> {
     Ok(cmd)
 }
 
-fn read_env(d: Doc, v: &Node) -> Result<BTreeMap<String, String>, ScenarioError> {
+/// An `env` mapping: variable name to value.
+type Env = BTreeMap<String, String>;
+
+fn read_env(d: Doc, v: &Node) -> Result<Env, ScenarioError> {
     let entries = d.mapping("env", v, "{RUST_LOG: debug}")?;
     let mut env = BTreeMap::new();
     for (k, val) in entries {

@@ -18,6 +18,7 @@ use crate::record::GameRecord;
 use crate::tournament::schedule::Planned;
 use actix::prelude::*;
 use std::collections::VecDeque;
+use std::error::Error;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -33,6 +34,25 @@ pub struct Rules {
     /// Games in the whole run (shown as "game N of M").
     pub total: u64,
     pub seed_of: Arc<dyn Fn(u64) -> u64 + Send + Sync>,
+}
+
+/// Why the lanes stopped before their games were played.
+#[derive(Debug, thiserror::Error)]
+pub enum LaneError {
+    /// A lane's players could not be built (the builder's own error).
+    #[error("{0}")]
+    Players(#[source] Box<dyn Error + Send + Sync>),
+    /// A referee actor is gone (its thread died).
+    #[error("a referee stopped: {0}")]
+    Referee(#[source] MailboxError),
+}
+
+/// Callers that still speak in strings (training's evaluation games) take
+/// the message.
+impl From<LaneError> for String {
+    fn from(e: LaneError) -> String {
+        e.to_string()
+    }
 }
 
 /// One lane: an arbiter with a referee and one actor per player.
@@ -67,26 +87,26 @@ fn start_lane(rules: &Rules, inners: Vec<Inner>) -> Lane {
 /// finishes (completion order); `on_done` returning false stops the
 /// schedule (no lane starts another game; games in progress still finish
 /// and are handed over).
-pub async fn play_on_lanes(
+pub async fn play_on_lanes<E: Into<Box<dyn Error + Send + Sync>>>(
     rules: Rules,
     games: Vec<Planned>,
     concurrency: usize,
-    players: impl FnMut(usize, usize) -> Result<Vec<Inner>, String>,
+    players: impl FnMut(usize, usize) -> Result<Vec<Inner>, E>,
     on_done: impl FnMut(GameRecord) -> bool,
-) -> Result<(), String> {
+) -> Result<(), LaneError> {
     play_on_lanes_watched(rules, games, concurrency, players, on_done, Vec::new()).await
 }
 
 /// [`play_on_lanes`], with every game's events also sent to `sinks` (a
 /// page watching the tournament: `c4sim run FILE --web ADDR`).
-pub async fn play_on_lanes_watched(
+pub async fn play_on_lanes_watched<E: Into<Box<dyn Error + Send + Sync>>>(
     rules: Rules,
     games: Vec<Planned>,
     concurrency: usize,
-    mut players: impl FnMut(usize, usize) -> Result<Vec<Inner>, String>,
+    mut players: impl FnMut(usize, usize) -> Result<Vec<Inner>, E>,
     mut on_done: impl FnMut(GameRecord) -> bool,
     sinks: Vec<Recipient<GameEvent>>,
-) -> Result<(), String> {
+) -> Result<(), LaneError> {
     let lanes = concurrency.clamp(1, games.len().max(1));
     // Each lane pulls its next game itself, on its own thread: no thread
     // hand-off per game, only the finished record crosses to this thread.
@@ -95,10 +115,10 @@ pub async fn play_on_lanes_watched(
         dealt[i % lanes].push_back(g);
     }
     let queues: Vec<Arc<Mutex<VecDeque<Planned>>>> = dealt.into_iter().map(|q| Arc::new(Mutex::new(q))).collect();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Result<GameRecord, String>>();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Result<GameRecord, LaneError>>();
     let mut started = Vec::new();
     for (l, queue) in queues.iter().enumerate() {
-        let lane = start_lane(&rules, players(l, lanes)?);
+        let lane = start_lane(&rules, players(l, lanes).map_err(|e| LaneError::Players(e.into()))?);
         let (queue, tx, rules, sinks) = (queue.clone(), tx.clone(), rules.clone(), sinks.clone());
         let referee = lane.referee.clone();
         let players = lane.players.clone();
@@ -124,7 +144,7 @@ pub async fn play_on_lanes_watched(
                     seed: (rules.seed_of)(p.index),
                     sinks: sinks.clone(),
                 };
-                let r = referee.send(msg).await.map_err(|e| format!("a referee stopped: {e}"));
+                let r = referee.send(msg).await.map_err(LaneError::Referee);
                 let failed = r.is_err();
                 if tx.send(r).is_err() || failed {
                     break;

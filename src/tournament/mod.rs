@@ -17,18 +17,45 @@ use crate::actors::runner::{build_inner, move_time_of, Output};
 use crate::players::KindSpec;
 use crate::record::{GameRecord, Tally};
 use crate::scenario::tournament::{ReportFormat, ReportSettings, TournamentSettings};
-use crate::scenario::{resolved, RenderStyle, Scenario};
+use crate::scenario::{resolved, InScenario, RenderStyle, Scenario};
 use crate::util::seed;
 use crate::util::write_atomic;
 use actix::Recipient;
-pub use lanes::Rules;
+pub use lanes::{LaneError, Rules};
 use schedule::Planned;
 use serde_json::json;
 use std::cell::RefCell;
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use store::{GameLine, Store};
+
+/// Why a tournament cannot start or cannot keep its results.
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentError {
+    /// Its openings cannot be had.
+    #[error(transparent)]
+    Openings(#[from] schedule::OpeningSuiteError),
+    /// A player cannot play on the board.
+    #[error(transparent)]
+    Player(#[from] crate::players::BuildError),
+    #[error("--shard cannot split an SPRT run: its stop depends on every game before it; run it on one machine")]
+    ShardedSprt,
+    /// The results directory belongs to another tournament, or cannot be read.
+    #[error("error: {0}")]
+    Store(#[from] store::StoreError),
+    /// The shards' records cannot be merged (`c4sim report`).
+    #[error("error: {0}")]
+    Records(#[from] shard::ShardError),
+    /// The resolved scenario cannot be saved beside the results.
+    #[error("cannot write in {}: {source}", dir.display())]
+    WriteIn { dir: PathBuf, source: std::io::Error },
+    /// Game `game` was played but cannot be recorded.
+    #[error("cannot record game {game}: {source}")]
+    Record { game: u64, source: std::io::Error },
+    #[error("cannot write the report in {}: {source}", dir.display())]
+    WriteReport { dir: PathBuf, source: std::io::Error },
+}
 
 /// The seed of one tournament game (a function of the scenario seed and the
 /// game number only, so any lane, in any order, plays the same game).
@@ -53,7 +80,7 @@ pub async fn play_all(
     total: u64,
     concurrency: usize,
     mut on_done: impl FnMut(GameRecord),
-) -> Result<(), String> {
+) -> Result<(), LaneError> {
     play_all_until(sc, games, total, concurrency, |r| {
         on_done(r);
         true
@@ -70,7 +97,7 @@ pub async fn play_all_until(
     total: u64,
     concurrency: usize,
     on_done: impl FnMut(GameRecord) -> bool,
-) -> Result<(), String> {
+) -> Result<(), LaneError> {
     play_all_watched(sc, games, total, concurrency, on_done, Vec::new()).await
 }
 
@@ -82,7 +109,7 @@ pub async fn play_all_watched(
     concurrency: usize,
     on_done: impl FnMut(GameRecord) -> bool,
     sinks: Vec<Recipient<GameEvent>>,
-) -> Result<(), String> {
+) -> Result<(), LaneError> {
     let out = Output {
         json: true,
         style: RenderStyle::None,
@@ -108,7 +135,7 @@ pub async fn play_all_watched(
                 }
                 build_inner(&spec, seed::derive(sc.seed, lane as u64, i as u64), out, 2)
             })
-            .collect()
+            .collect::<Result<Vec<_>, _>>()
     };
     lanes::play_on_lanes_watched(rules, games, concurrency, players, on_done, sinks).await
 }
@@ -202,14 +229,17 @@ pub fn run_tournament_watched(
     if let Some(q) = &sprt {
         bar.set_message(q.summary().progress_line());
     }
-    let mut write_error: Option<String> = None;
+    let mut write_error: Option<TournamentError> = None;
     let outcome = run_mode(
         async {
             let lines2 = lines.clone();
             let on_done = |rec: GameRecord| {
                 let line = GameLine::from(&rec);
-                if let Err(e) = store.append(&line) {
-                    write_error.get_or_insert(format!("cannot record game {}: {e}", line.game));
+                if let Err(source) = store.append(&line) {
+                    write_error.get_or_insert(TournamentError::Record {
+                        game: line.game,
+                        source,
+                    });
                 }
                 let mut all = lines2.borrow_mut();
                 all.push(line.clone());
@@ -225,7 +255,9 @@ pub fn run_tournament_watched(
                 }
                 !decided
             };
-            Ok(play_all_watched(sc, todo, total, t.concurrency as usize, on_done, watch.clone()).await?)
+            play_all_watched(sc, todo, total, t.concurrency as usize, on_done, watch.clone())
+                .await
+                .map_err(ModeError::failed)
         },
         || {
             format!(
@@ -238,7 +270,7 @@ pub fn run_tournament_watched(
     bar.finish_and_clear();
     outcome?;
     if let Some(e) = write_error {
-        return Err(ModeError::Failed(e));
+        return Err(ModeError::failed(e));
     }
     let saved = lines.borrow().len();
     if let Some(s) = shard {
@@ -256,19 +288,21 @@ fn plan_games(
     t: &TournamentSettings,
     shard: Option<shard::Shard>,
 ) -> Result<(Vec<Vec<usize>>, Vec<Planned>), ModeError> {
-    let usage = |e: String| ModeError::Usage(format!("{}: {e}", sc.path.display()));
-    let openings = schedule::load_openings(&t.openings, sc.board, sc.seed, &sc.path).map_err(usage)?;
+    let usage = |e: TournamentError| {
+        ModeError::usage(InScenario {
+            file: sc.path.clone(),
+            source: e,
+        })
+    };
+    let openings = schedule::load_openings(&t.openings, sc.board, sc.seed, &sc.path).map_err(|e| usage(e.into()))?;
     for spec in &sc.players {
-        crate::players::check_fits(spec, sc.board).map_err(usage)?;
+        crate::players::check_fits(spec, sc.board).map_err(|e| usage(e.into()))?;
     }
     let (pairs, per) = schedule::pairings(t.schedule, sc.players.len(), t.games_per_pair);
     let mut plan = schedule::plan(&pairs, per, &openings);
     if let Some(s) = shard {
         if t.sprt.is_some() {
-            return Err(usage(
-                "--shard cannot split an SPRT run: its stop depends on every game before it; run it on one machine"
-                    .into(),
-            ));
+            return Err(usage(TournamentError::ShardedSprt));
         }
         plan.retain(|p| s.plays(p.index));
     }
@@ -290,8 +324,13 @@ fn open_store(
         .as_ref()
         .map_or(("games.jsonl", "state.json"), |(g, s)| (g.as_str(), s.as_str()));
     let opened = Store::open_as(dir, files, fingerprint, total, &sc.path, fresh)
-        .map_err(|e| ModeError::Usage(format!("error: {e}")))?;
-    resolved::save(sc, dir).map_err(|e| ModeError::Failed(format!("cannot write in {}: {e}", dir.display())))?;
+        .map_err(|e| ModeError::usage(TournamentError::Store(e)))?;
+    resolved::save(sc, dir).map_err(|source| {
+        ModeError::failed(TournamentError::WriteIn {
+            dir: dir.to_path_buf(),
+            source,
+        })
+    })?;
     if !opened.1.is_empty() {
         eprintln!(
             "Resuming {}: {} of {total} games already played.",
@@ -393,8 +432,12 @@ fn finish(
     }
     let mut rep = report::build(&sc.name, t.schedule.as_str(), names, &all, total, anchor);
     rep.sprt = sprt.map(|q| q.summary().clone());
-    write_reports(dir, &rep, &all, &rs)
-        .map_err(|e| ModeError::Failed(format!("cannot write the report in {}: {e}", dir.display())))?;
+    write_reports(dir, &rep, &all, &rs).map_err(|source| {
+        ModeError::failed(TournamentError::WriteReport {
+            dir: dir.to_path_buf(),
+            source,
+        })
+    })?;
     if json {
         let players: Vec<_> = rep
             .standings

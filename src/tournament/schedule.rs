@@ -1,10 +1,10 @@
 //! Which games a tournament plays: pairings, colours and openings. Pure
 //! and deterministic, so a resumed run plans exactly the same games.
 
-use crate::game::openings::{parse_opening_file, shuffled_openings};
+use crate::game::openings::{parse_opening_file, shuffled_openings, OpeningsError};
 use crate::game::BoardConfig;
 use crate::scenario::tournament::{OpeningSuite, Schedule};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One planned game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,6 +56,20 @@ pub fn plan(pairs: &[(usize, usize)], games_per_pair: u32, openings: &[Vec<usize
     out
 }
 
+/// Why a tournament's opening suite cannot be had.
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningSuiteError {
+    /// `plies` so deep that every opening already ends the game.
+    #[error("no {plies}-ply openings exist on a {cfg} board that do not already end the game")]
+    NoneOfPlies { plies: u32, cfg: BoardConfig },
+    #[error("cannot read openings file {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{}: {source}", path.display())]
+    Parse { path: PathBuf, source: OpeningsError },
+    #[error("{}: no openings in the file", path.display())]
+    Empty { path: PathBuf },
+}
+
 /// The opening suite: generated from `plies` in a seeded order, or read from a file
 /// (relative paths are resolved against the scenario's directory, then the current one).
 pub fn load_openings(
@@ -63,25 +77,28 @@ pub fn load_openings(
     cfg: BoardConfig,
     seed: u64,
     scenario: &Path,
-) -> Result<Vec<Vec<usize>>, String> {
+) -> Result<Vec<Vec<usize>>, OpeningSuiteError> {
     match suite {
         OpeningSuite::Plies(n) => {
             let v = shuffled_openings(cfg, *n as usize, seed);
             if v.is_empty() {
-                return Err(format!(
-                    "no {n}-ply openings exist on a {cfg} board that do not already end the game"
-                ));
+                return Err(OpeningSuiteError::NoneOfPlies { plies: *n, cfg });
             }
             Ok(v)
         }
         OpeningSuite::File(p) => {
             let beside = scenario.parent().map(|d| d.join(p)).filter(|c| c.exists());
             let path = beside.unwrap_or_else(|| p.clone());
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read openings file {}: {e}", path.display()))?;
-            let v = parse_opening_file(&text, cfg).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text = match std::fs::read_to_string(&path) {
+                Ok(text) => text,
+                Err(source) => return Err(OpeningSuiteError::Read { path, source }),
+            };
+            let v = match parse_opening_file(&text, cfg) {
+                Ok(v) => v,
+                Err(source) => return Err(OpeningSuiteError::Parse { path, source }),
+            };
             if v.is_empty() {
-                return Err(format!("{}: no openings in the file", path.display()));
+                return Err(OpeningSuiteError::Empty { path });
             }
             Ok(v)
         }

@@ -15,11 +15,48 @@ use super::report;
 use super::sprt::Sequential;
 use super::store::GameLine;
 use crate::actors::mode::ModeError;
-use crate::scenario::Scenario;
+use crate::scenario::{InScenario, Scenario};
+use crate::tournament::TournamentError;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// A `--shard` value that is not `K/N` with 1 ≤ K ≤ N (`text` as given).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("--shard takes K/N with 1 ≤ K ≤ N (like 1/4), got `{text}`")]
+pub struct BadShard {
+    pub text: String,
+}
+
+/// Why the records in a report directory cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum ShardError {
+    /// A file or the directory cannot be read.
+    #[error("{}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    /// Line `line` (from 1) of a record file is not a game record.
+    #[error("{}:{line}: not a game record: {source}", path.display())]
+    NotARecord {
+        path: PathBuf,
+        line: usize,
+        source: serde_json::Error,
+    },
+    /// A state file is not JSON.
+    #[error("{}: {source}", path.display())]
+    NotAState { path: PathBuf, source: serde_json::Error },
+    /// Two files record game `game` differently.
+    #[error("game {game} is recorded differently in {} and {}", first.display(), second.display())]
+    Differs { game: u64, first: PathBuf, second: PathBuf },
+    /// A state file of another tournament (`scenario`: the one it names).
+    #[error(
+        "{} belongs to another tournament (different players, settings or seed) than {scenario}",
+        path.display()
+    )]
+    Another { path: PathBuf, scenario: String },
+    #[error("no game records (games.jsonl or games.shard-K-of-N.jsonl) in {}", dir.display())]
+    NoRecords { dir: PathBuf },
+}
 
 /// Shard K of N.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,8 +67,8 @@ pub struct Shard {
 
 impl Shard {
     /// Reads `K/N` (1 ≤ K ≤ N).
-    pub fn parse(text: &str) -> Result<Shard, String> {
-        let bad = || format!("--shard takes K/N with 1 ≤ K ≤ N (like 1/4), got `{text}`");
+    pub fn parse(text: &str) -> Result<Shard, BadShard> {
+        let bad = || BadShard { text: text.to_string() };
         let (k, n) = text.trim().split_once('/').ok_or_else(bad)?;
         let (k, n) = (
             k.trim().parse::<u32>().map_err(|_| bad())?,
@@ -76,8 +113,11 @@ fn is_state(name: &str) -> bool {
 }
 
 /// The record and state files in `dir`, sorted by name.
-fn files(dir: &Path, keep: fn(&str) -> bool) -> Result<Vec<PathBuf>, String> {
-    let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+fn files(dir: &Path, keep: fn(&str) -> bool) -> Result<Vec<PathBuf>, ShardError> {
+    let rd = std::fs::read_dir(dir).map_err(|source| ShardError::Read {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut v: Vec<PathBuf> = rd
         .filter_map(|e| e.ok())
         .filter(|e| e.file_name().to_str().is_some_and(keep))
@@ -89,8 +129,11 @@ fn files(dir: &Path, keep: fn(&str) -> bool) -> Result<Vec<PathBuf>, String> {
 
 /// The games of one record file, without changing it: a half-written last
 /// line (a shard still running, or killed mid-write) is left out.
-pub fn read_records(path: &Path) -> Result<Vec<GameLine>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn read_records(path: &Path) -> Result<Vec<GameLine>, ShardError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ShardError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut out = Vec::new();
     for (n, line) in text.split_inclusive('\n').enumerate() {
         if !line.ends_with('\n') {
@@ -99,8 +142,11 @@ pub fn read_records(path: &Path) -> Result<Vec<GameLine>, String> {
         if line.trim().is_empty() {
             continue;
         }
-        let g: GameLine = serde_json::from_str(line.trim_end())
-            .map_err(|e| format!("{}:{}: not a game record: {e}", path.display(), n + 1))?;
+        let g: GameLine = serde_json::from_str(line.trim_end()).map_err(|source| ShardError::NotARecord {
+            path: path.to_path_buf(),
+            line: n + 1,
+            source,
+        })?;
         out.push(g);
     }
     Ok(out)
@@ -109,19 +155,18 @@ pub fn read_records(path: &Path) -> Result<Vec<GameLine>, String> {
 /// Every game recorded in `dir` (all shards and `games.jsonl`), one per
 /// number, sorted by number, and the files read. Two different records of
 /// one game number are refused (records from different tournaments).
-pub fn merge(dir: &Path) -> Result<(Vec<GameLine>, Vec<PathBuf>), String> {
+pub fn merge(dir: &Path) -> Result<(Vec<GameLine>, Vec<PathBuf>), ShardError> {
     let paths = files(dir, is_records)?;
     let mut by_game: BTreeMap<u64, (GameLine, &Path)> = BTreeMap::new();
     for p in &paths {
         for g in read_records(p)? {
             match by_game.get(&g.game) {
                 Some((old, from)) if !same_game(old, &g) => {
-                    return Err(format!(
-                        "game {} is recorded differently in {} and {}",
-                        g.game,
-                        from.display(),
-                        p.display()
-                    ))
+                    return Err(ShardError::Differs {
+                        game: g.game,
+                        first: from.to_path_buf(),
+                        second: p.clone(),
+                    })
                 }
                 Some(_) => {}
                 None => {
@@ -148,16 +193,19 @@ fn same_game(a: &GameLine, b: &GameLine) -> bool {
 }
 
 /// Checks that every state file in `dir` belongs to this tournament.
-fn check_states(dir: &Path, fingerprint: &str) -> Result<(), String> {
+fn check_states(dir: &Path, fingerprint: &str) -> Result<(), ShardError> {
     for p in files(dir, is_state)? {
-        let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+        let text = match std::fs::read_to_string(&p) {
+            Ok(text) => text,
+            Err(source) => return Err(ShardError::Read { path: p, source }),
+        };
+        let v: serde_json::Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(source) => return Err(ShardError::NotAState { path: p, source }),
+        };
         if v["fingerprint"].as_str() != Some(fingerprint) {
-            return Err(format!(
-                "{} belongs to another tournament (different players, settings or seed) than {}",
-                p.display(),
-                v["scenario"].as_str().unwrap_or("this scenario")
-            ));
+            let scenario = v["scenario"].as_str().unwrap_or("this scenario").to_string();
+            return Err(ShardError::Another { path: p, scenario });
         }
     }
     Ok(())
@@ -170,18 +218,19 @@ pub fn report_command(sc: &Scenario, json: bool) -> Result<(), ModeError> {
     let t = sc.tournament.clone().unwrap_or_default();
     let rs = sc.report.clone().unwrap_or_default();
     let dir = rs.dir_for(&sc.path);
-    let openings = super::schedule::load_openings(&t.openings, sc.board, sc.seed, &sc.path)
-        .map_err(|e| ModeError::Usage(format!("{}: {e}", sc.path.display())))?;
+    let openings = super::schedule::load_openings(&t.openings, sc.board, sc.seed, &sc.path).map_err(|e| {
+        ModeError::usage(InScenario {
+            file: sc.path.clone(),
+            source: TournamentError::Openings(e),
+        })
+    })?;
     let (pairs, per) = super::schedule::pairings(t.schedule, sc.players.len(), t.games_per_pair);
     let total = super::schedule::plan(&pairs, per, &openings).len() as u64;
-    let usage = |e: String| ModeError::Usage(format!("error: {e}"));
+    let usage = |e: ShardError| ModeError::usage(TournamentError::Records(e));
     check_states(&dir, &super::fingerprint(sc, &t, &openings)).map_err(usage)?;
     let (mut games, paths) = merge(&dir).map_err(usage)?;
     if paths.is_empty() {
-        return Err(usage(format!(
-            "no game records (games.jsonl or games.shard-K-of-N.jsonl) in {}",
-            dir.display()
-        )));
+        return Err(usage(ShardError::NoRecords { dir }));
     }
     games.retain(|g| g.game >= 1 && g.game <= total);
     let names: Vec<String> = sc.players.iter().map(|p| p.name.clone()).collect();
@@ -201,8 +250,12 @@ pub fn report_command(sc: &Scenario, json: bool) -> Result<(), ModeError> {
     }
     let mut rep = report::build(&sc.name, t.schedule.as_str(), &names, &games, total, anchor);
     rep.sprt = sprt.map(|q| q.summary().clone());
-    super::write_reports(&dir, &rep, &games, &rs)
-        .map_err(|e| ModeError::Failed(format!("cannot write the report in {}: {e}", dir.display())))?;
+    super::write_reports(&dir, &rep, &games, &rs).map_err(|source| {
+        ModeError::failed(TournamentError::WriteReport {
+            dir: dir.clone(),
+            source,
+        })
+    })?;
     let read: Vec<String> = paths
         .iter()
         .filter_map(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
@@ -269,6 +322,6 @@ mod tests {
         assert_eq!(games.iter().map(|g| g.game).collect::<Vec<_>>(), vec![1, 2, 3]);
         assert_eq!(paths.len(), 3);
         std::fs::write(dir.path().join("games.jsonl"), line(2, 9).replace("TIE", "WIN")).unwrap();
-        assert!(merge(dir.path()).unwrap_err().contains("game 2"));
+        assert!(merge(dir.path()).unwrap_err().to_string().contains("game 2"));
     }
 }

@@ -645,8 +645,8 @@ fn iterate(st: TrainState, start: u32, total: u32, opponent: String) -> Result<O
                         emit(json, v, &summary_line(&row, total, &opponent));
                         last = Some(row);
                     }
-                    Ok(Err(e)) => return Err(ModeError::Failed(e)),
-                    Err(e) => return Err(ModeError::Failed(format!("the trainer stopped: {e}"))),
+                    Ok(Err(e)) => return Err(ModeError::Failed(e.into())),
+                    Err(e) => return Err(ModeError::Failed(format!("the trainer stopped: {e}").into())),
                 }
             }
             Ok(last)
@@ -685,7 +685,7 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Resul
     // Workers start from the network this trainer starts from.
     st.publish()?;
     crate::scenario::resolved::save(sc, &st.out)
-        .map_err(|e| ModeError::Failed(format!("cannot write in {}: {e}", st.out.display())))?;
+        .map_err(|e| ModeError::Failed(format!("cannot write in {}: {e}", st.out.display()).into()))?;
     let total = st.settings.iterations;
     let start = st.iteration;
     let out = st.out.clone();
@@ -715,7 +715,7 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Resul
         // Tells the workers to stop (a worker whose scenario asks for more goes on).
         layout
             .write_done(total)
-            .map_err(|e| ModeError::Failed(format!("cannot write {}: {e}", layout.done_file().display())))?;
+            .map_err(|e| ModeError::Failed(format!("cannot write {}: {e}", layout.done_file().display()).into()))?;
     }
     let score = last.as_ref().and_then(|r| r.eval_score);
     emit(

@@ -118,17 +118,23 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
     let layout = Layout::new(&out);
     let name = name.unwrap_or_else(default_name);
     if !valid_worker_name(&name) {
-        return Err(ModeError::Usage(format!(
+        return Err(ModeError::Usage(
+            format!(
             "--worker `{name}`: a worker's name is its folder's name: letters, digits, `-`, `_` and `.` (not first), \
              at most 64 characters"
-        )));
+        )
+            .into(),
+        ));
     }
     // Held for as long as the worker lives; the kernel drops it however it ends.
     let _lock = super::exchange::lock(&layout.worker_lock(&name)).map_err(|held| {
-        ModeError::Failed(format!(
-            "another worker named `{name}` is running on {} ({held}): give each worker its own --worker NAME",
-            out.display()
-        ))
+        ModeError::Failed(
+            format!(
+                "another worker named `{name}` is running on {} ({held}): give each worker its own --worker NAME",
+                out.display()
+            )
+            .into(),
+        )
     })?;
     layout.clear_leftovers(&name);
     let Some(mut w) = Worker::join(sc, settings, layout, name, json) else {
@@ -143,10 +149,13 @@ pub fn run_worker(sc: &Scenario, name: Option<String>, json: bool) -> Result<(),
         // A run started over (`--fresh`) has a new id: this worker's files
         // would all be refused, so it stops and says why.
         if w.layout.read_run().is_ok_and(|r| r.id != w.run.id) {
-            return Err(ModeError::Failed(format!(
-                "the run in {} was started over; start this worker again to join the new one",
-                w.out().display()
-            )));
+            return Err(ModeError::Failed(
+                format!(
+                    "the run in {} was started over; start this worker again to join the new one",
+                    w.out().display()
+                )
+                .into(),
+            ));
         }
         if !w.refresh_network(&mut net) || !w.wait_for_the_trainer() {
             continue;
@@ -393,7 +402,7 @@ impl Worker {
     fn write(&mut self, file: Batch) -> Result<(), ModeError> {
         let path = self.layout.batch_file(&self.name, self.batch);
         crate::util::write_atomic(&path, &file.encode())
-            .map_err(|e| ModeError::Failed(format!("cannot write {}: {e}", path.display())))?;
+            .map_err(|e| ModeError::Failed(format!("cannot write {}: {e}", path.display()).into()))?;
         let h = &file.header;
         let (name, batch, it) = (&self.name, self.batch, h.net_iteration);
         say(

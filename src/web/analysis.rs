@@ -33,7 +33,7 @@ impl Analysts {
         let kept = self.idle.lock().map_or(None, |mut v| v.pop());
         let mut bot = match kept {
             Some(b) => b,
-            None => SolverBot::from_spec(spec).map_err(Refused::Board)?,
+            None => SolverBot::from_spec(spec).map_err(|e| Refused::Board(e.to_string()))?,
         };
         let result = analyze_with(&mut bot, spec.nodes, cfg, pos);
         if let Ok(mut idle) = self.idle.lock() {
@@ -80,18 +80,20 @@ pub enum Refused {
 /// (every open column known) and the budget. Runs the search: call it off
 /// the actor's thread.
 pub fn analyze(spec: &SolverSpec, cfg: BoardConfig, pos: &str) -> Result<Value, Refused> {
-    let mut bot = SolverBot::from_spec(spec).map_err(Refused::Board)?;
+    let mut bot = SolverBot::from_spec(spec).map_err(|e| Refused::Board(e.to_string()))?;
     analyze_with(&mut bot, spec.nodes, cfg, pos)
 }
 
 /// [`analyze`] with `bot`, searching at most `nodes` nodes.
 fn analyze_with(bot: &mut SolverBot, nodes: Option<u64>, cfg: BoardConfig, pos: &str) -> Result<Value, Refused> {
     let (moves, game) = game_after(pos, cfg)?;
-    bot.fits(cfg).map_err(Refused::Board)?;
+    bot.fits(cfg).map_err(|e| Refused::Board(e.to_string()))?;
     let view = TurnView::of(&game, 0, moves.len() % 2, &DEFAULT_LETTERS, None);
     // The scores alone: no move is chosen, so an unproven position costs
     // one budget, not a second search for a fallback move.
-    let scores = bot.column_scores(&view, nodes).map_err(Refused::Board)?;
+    let scores = bot
+        .column_scores(&view, nodes)
+        .map_err(|e| Refused::Board(e.to_string()))?;
     let words: Vec<Option<String>> = scores
         .iter()
         .map(|s| s.map(|s| describe_score(cfg.cells(), moves.len(), s)))
@@ -129,7 +131,7 @@ pub fn player_view(spec: &PlayerSpec, cfg: BoardConfig, pos: &str) -> Result<Val
     if let KindSpec::Alphazero(a) = &mut spec.kind {
         a.threads = Some(1);
     }
-    let mut bot = crate::players::build_strategy(&spec, 0).map_err(Refused::Board)?;
+    let mut bot = crate::players::build_strategy(&spec, 0).map_err(|e| Refused::Board(e.to_string()))?;
     let view = TurnView::of(&game, 0, moves.len() % 2, &DEFAULT_LETTERS, None);
     let (answer, columns) = bot.analyze(&view);
     let column = match answer {

@@ -28,6 +28,26 @@ use watch::WatchHub;
 
 pub use crate::scenario::web::{DEFAULT_BIND, DEFAULT_PLAYER};
 
+/// Why the page cannot be served.
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    #[error("cannot listen on {bind}: {source}")]
+    Listen { bind: SocketAddr, source: std::io::Error },
+    /// The page's thread could not start.
+    #[error("{0}")]
+    Thread(#[source] std::io::Error),
+    /// The page's thread ended before it said where it listens.
+    #[error("the web server did not start")]
+    NotStarted,
+    /// The server stopped with an error while serving.
+    #[error("{0}")]
+    Serve(#[source] std::io::Error),
+    #[error("the page's opponent cannot be a `human` player: the person is on the page")]
+    HumanOpponent,
+    #[error("`mode: web` needs one player")]
+    NoPlayer,
+}
+
 /// The server's player for a scenario: its one player entry, on its board.
 pub fn opponent_of(sc: &Scenario) -> Option<Opponent> {
     sc.players.first().map(|spec| Opponent {
@@ -73,15 +93,11 @@ pub fn shipped_players(cfg: crate::game::BoardConfig) -> Vec<crate::players::Pla
 /// cannot play is said before anything is served.
 pub fn serve_play(bind: SocketAddr, opponent: Opponent, analysts: Option<usize>) -> Result<(), ModeError> {
     use crate::players::kinds::RunsAs;
-    crate::players::check_fits(&opponent.spec, opponent.cfg).map_err(ModeError::Usage)?;
+    crate::players::check_fits(&opponent.spec, opponent.cfg).map_err(ModeError::usage)?;
     match opponent.spec.kind.runs_as() {
-        RunsAs::Human => {
-            return Err(ModeError::Usage(
-                "the page's opponent cannot be a `human` player: the person is on the page".into(),
-            ))
-        }
+        RunsAs::Human => return Err(ModeError::usage(WebError::HumanOpponent)),
         RunsAs::Bot => {
-            crate::players::build_strategy(&opponent.spec, 0).map_err(ModeError::Usage)?;
+            crate::players::build_strategy(&opponent.spec, 0).map_err(ModeError::usage)?;
         }
         RunsAs::External => {}
     }
@@ -97,10 +113,10 @@ pub fn serve_play(bind: SocketAddr, opponent: Opponent, analysts: Option<usize>)
                 WatchHub::new(None, "tournament"),
                 title,
             )
-            .map_err(|e| ModeError::Failed(format!("cannot listen on {bind}: {e}")))?;
+            .map_err(|source| ModeError::failed(WebError::Listen { bind, source }))?;
             println!("c4sim web: open http://{}/ in a browser (Ctrl-C stops)", s.addr);
             let _ = std::io::stdout().flush();
-            s.server.await.map_err(|e| ModeError::Failed(e.to_string()))
+            s.server.await.map_err(|e| ModeError::failed(WebError::Serve(e)))
         },
         || "Stopped.".into(),
     )
@@ -109,7 +125,7 @@ pub fn serve_play(bind: SocketAddr, opponent: Opponent, analysts: Option<usize>)
 /// `mode: web`.
 pub fn run_web(sc: &Scenario) -> Result<(), ModeError> {
     let bind = sc.web.clone().unwrap_or_default().bind;
-    let opponent = opponent_of(sc).ok_or_else(|| ModeError::Usage("`mode: web` needs one player".into()))?;
+    let opponent = opponent_of(sc).ok_or_else(|| ModeError::usage(WebError::NoPlayer))?;
     serve_play(bind, opponent, None)
 }
 
@@ -122,7 +138,7 @@ pub fn watch_in_thread(
     title: String,
     kind: &'static str,
     opponent: Option<Opponent>,
-) -> Result<(SocketAddr, Recipient<GameEvent>), String> {
+) -> Result<(SocketAddr, Recipient<GameEvent>), WebError> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
         .name("c4sim-web".into())
@@ -135,12 +151,12 @@ pub fn watch_in_thread(
                         let _ = tx.send(Ok((s.addr, s.watch.recipient())));
                         let _ = s.server.await;
                     }
-                    Err(e) => {
-                        let _ = tx.send(Err(format!("cannot listen on {bind}: {e}")));
+                    Err(source) => {
+                        let _ = tx.send(Err(WebError::Listen { bind, source }));
                     }
                 }
             });
         })
-        .map_err(|e| e.to_string())?;
-    rx.recv().map_err(|_| "the web server did not start".to_string())?
+        .map_err(WebError::Thread)?;
+    rx.recv().map_err(|_| WebError::NotStarted)?
 }

@@ -2,7 +2,7 @@
 //! handler in the part that owns it; and the failures handlers return.
 
 use super::{ConnId, Effect, HubState};
-use crate::net::codec::{ErrorCode, Method, Request, ServerMsg};
+use crate::net::codec::{ErrorCode, Method, Named, Request, ServerMsg};
 use serde_json::{Map, Value};
 
 pub(super) type Failure = (ErrorCode, String);
@@ -46,12 +46,12 @@ impl HubState {
     /// `LOGIN_REQUIRED`, then the method's own), then the method.
     fn handle(&mut self, conn: ConnId, req: &Request) -> Result<(), Failure> {
         let c = self.conns.get(&conn).expect("the caller checked");
-        if !c.hello && req.method != Ok(Method::Hello) {
+        if !c.hello && req.method != Named::Known(Method::Hello) {
             return fail(ErrorCode::HelloRequired, "say session.hello first");
         }
         let method = match &req.method {
-            Ok(m) => *m,
-            Err(name) => {
+            Named::Known(m) => *m,
+            Named::Unknown(name) => {
                 let all: Vec<&str> = Method::ALL.iter().map(|m| m.as_str()).collect();
                 return fail(
                     ErrorCode::UnknownMethod,

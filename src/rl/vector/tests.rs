@@ -51,7 +51,7 @@ fn referee_view(game: &Game, cfg: BoardConfig) -> (Vec<i8>, Vec<i8>) {
     (obs, mask)
 }
 
-fn no_opponent() -> Option<&'static dyn Fn() -> Result<Box<dyn Strategy>, String>> {
+fn no_opponent() -> Option<&'static dyn Fn() -> Result<Box<dyn Strategy>, BuildError>> {
     None
 }
 

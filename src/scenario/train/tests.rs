@@ -1,14 +1,17 @@
 use crate::players::bots::MinimaxSpec;
 use crate::players::KindSpec;
-use crate::scenario::parse_str;
 use crate::scenario::train::{AccuracySettings, OpeningSuite, TrainSettings};
+use crate::scenario::{parse_str, ScenarioError};
 use std::path::Path;
 
-fn train(body: &str) -> Result<TrainSettings, String> {
+fn train(body: &str) -> Result<TrainSettings, ScenarioError> {
     let src = format!("mode: train\ntrain:\n{body}");
-    parse_str(&src, Path::new("t.yaml"))
-        .map(|s| s.train.expect("train section"))
-        .map_err(|e| e.to_string())
+    parse_str(&src, Path::new("t.yaml")).map(|s| s.train.expect("train section"))
+}
+
+/// The message a refused `train` section prints.
+fn refusal(body: &str) -> String {
+    train(body).unwrap_err().to_string()
 }
 
 #[test]
@@ -64,24 +67,23 @@ fn a_learning_rate_schedule_steps_down_by_iteration() {
     assert_eq!(at, vec![1e-3, 1e-3, 3e-4, 3e-4, 1e-4, 1e-4]);
     assert_eq!(train("  iterations: 5\n").unwrap().optimizer.learning_rate_at(7), 1e-3);
 
-    let e = train(
+    let e = refusal(
         "  optimizer: { learning_rate_schedule: [{from: 9, learning_rate: 1e-4}, {from: 9, learning_rate: 1e-5}] }\n",
-    )
-    .unwrap_err();
+    );
     assert!(e.starts_with("t.yaml:3:"), "{e}");
     assert!(e.contains("must go up by `from`: 9 comes after 9"), "{e}");
-    let e = train("  optimizer: { learning_rate_schedule: [{from: 9}] }\n").unwrap_err();
+    let e = refusal("  optimizer: { learning_rate_schedule: [{from: 9}] }\n");
     assert!(e.contains("needs both `from` and `learning_rate`"), "{e}");
-    let e = train("  optimizer: { learning_rate_schedule: {from: 9, learning_rate: 1e-4} }\n").unwrap_err();
+    let e = refusal("  optimizer: { learning_rate_schedule: {from: 9, learning_rate: 1e-4} }\n");
     assert!(
         e.contains("must be a list of `{from: ITERATION, learning_rate: RATE}`"),
         "{e}"
     );
-    let e = train("  optimizer: { learning_rate_schedule: [{from: 0, learning_rate: 1e-4}] }\n").unwrap_err();
+    let e = refusal("  optimizer: { learning_rate_schedule: [{from: 0, learning_rate: 1e-4}] }\n");
     assert!(e.contains("`from`"), "{e}");
-    let e = train("  optimizer: { learning_rate_schedule: [{from: 5, learning_rate: 0}] }\n").unwrap_err();
+    let e = refusal("  optimizer: { learning_rate_schedule: [{from: 5, learning_rate: 0}] }\n");
     assert!(e.contains("`learning_rate`"), "{e}");
-    let e = train("  optimizer: { learning_rate_schedule: [{from: 5, rate: 1e-4}] }\n").unwrap_err();
+    let e = refusal("  optimizer: { learning_rate_schedule: [{from: 5, rate: 1e-4}] }\n");
     assert!(e.contains("rate"), "{e}");
 }
 
@@ -104,7 +106,7 @@ fn the_growing_window_starts_at_its_key_and_grows_to_the_capacity() {
     assert_eq!(r.window(10_000_000), 100_000, "up to the capacity");
     // Off: the whole buffer.
     assert_eq!(train("  iterations: 5\n").unwrap().replay.window(5), 200_000);
-    let e = train("  replay: { growing_window: -1 }\n").unwrap_err();
+    let e = refusal("  replay: { growing_window: -1 }\n");
     assert!(e.contains("growing_window"), "{e}");
 }
 
@@ -123,14 +125,14 @@ fn the_reply_head_and_its_weight() {
             .reply_weight,
         0.0
     );
-    let e = train("  network: { reply_head: yes please }\n").unwrap_err();
+    let e = refusal("  network: { reply_head: yes please }\n");
     assert!(e.starts_with("t.yaml:3:") && e.contains("`reply_head`"), "{e}");
-    let e = train("  optimizer: { reply_weight: -0.1 }\n").unwrap_err();
+    let e = refusal("  optimizer: { reply_weight: -0.1 }\n");
     assert!(
         e.starts_with("t.yaml:3:") && e.contains("`reply_weight` must be at least 0"),
         "{e}"
     );
-    let e = train("  network: { reply_heads: true }\n").unwrap_err();
+    let e = refusal("  network: { reply_heads: true }\n");
     assert!(e.contains("did you mean `reply_head`"), "{e}");
 }
 
@@ -148,35 +150,35 @@ fn defaults_are_the_reference_values() {
 
 #[test]
 fn errors_are_located_and_say_what_is_allowed() {
-    let e = train("  mcts: { simulatons: 5 }\n").unwrap_err();
+    let e = refusal("  mcts: { simulatons: 5 }\n");
     assert!(e.starts_with("t.yaml:3:11:"), "{e}");
     assert!(e.contains("did you mean `simulations`"), "{e}");
-    let e = train("  mcts: { c_puct: -1 }\n").unwrap_err();
+    let e = refusal("  mcts: { c_puct: -1 }\n");
     assert!(e.contains("`c_puct` must be more than 0"), "{e}");
     let t = train("  mcts: { root_prior_temperature: 1.5 }\n").unwrap();
     assert_eq!(t.mcts.root_prior_temperature, 1.5);
     assert!(train("  mcts: { root_prior_temperature: 0 }\n").is_err());
-    let e = train("  mcts: { dirichlet_weight: 2 }\n").unwrap_err();
+    let e = refusal("  mcts: { dirichlet_weight: 2 }\n");
     assert!(e.contains("at most 1"), "{e}");
-    let e = train("  optimizer: { learning_rate: fast }\n").unwrap_err();
+    let e = refusal("  optimizer: { learning_rate: fast }\n");
     assert!(e.contains("`learning_rate` must be a number"), "{e}");
-    let e = train("  replay: { capacity: 10, min_size: 20 }\n").unwrap_err();
+    let e = refusal("  replay: { capacity: 10, min_size: 20 }\n");
     assert!(e.contains("must not exceed"), "{e}");
-    let e = train("  eval: { opponent: { kind: human } }\n").unwrap_err();
+    let e = refusal("  eval: { opponent: { kind: human } }\n");
     assert!(e.contains("without a person"), "{e}");
-    let e = train("  eval: { opponent: { kind: minimax, dept: 3 } }\n").unwrap_err();
+    let e = refusal("  eval: { opponent: { kind: minimax, dept: 3 } }\n");
     assert!(e.contains("did you mean `depth`"), "{e}");
-    let e = train("  eval: { openings: { plies: 1, file: x.txt } }\n").unwrap_err();
+    let e = refusal("  eval: { openings: { plies: 1, file: x.txt } }\n");
     assert!(e.contains("not both"), "{e}");
-    let e = train("  device: gpu\n").unwrap_err();
+    let e = refusal("  device: gpu\n");
     assert!(e.contains("cuda"), "{e}");
-    let e = train("  iterations: 0\n").unwrap_err();
+    let e = refusal("  iterations: 0\n");
     assert!(e.contains("at least 1"), "{e}");
-    let e = train("  resume: maybe\n").unwrap_err();
+    let e = refusal("  resume: maybe\n");
     assert!(e.contains("true or false"), "{e}");
-    let e = train("  network: { channels: 5000 }\n").unwrap_err();
+    let e = refusal("  network: { channels: 5000 }\n");
     assert!(e.contains("at most 1024"), "{e}");
-    let e = train("  batch: 5\n").unwrap_err();
+    let e = refusal("  batch: 5\n");
     assert!(e.contains("unknown key `batch` in `train`"), "{e}");
 }
 
@@ -191,9 +193,9 @@ fn playout_caps_and_q_targets() {
     assert_eq!(t.self_play.forced_playouts, 0.0, "off unless asked for");
     let forced = train("  self_play: { forced_playouts: 2 }\n").unwrap();
     assert_eq!(forced.self_play.forced_playouts, 2.0);
-    let e = train("  self_play: { forced_playouts: 101 }\n").unwrap_err();
+    let e = refusal("  self_play: { forced_playouts: 101 }\n");
     assert!(e.contains("`forced_playouts`"), "{e}");
-    let e = train("  self_play: { random_move_share: -0.1 }\n").unwrap_err();
+    let e = refusal("  self_play: { random_move_share: -0.1 }\n");
     assert!(e.contains("`random_move_share` must be at least 0"), "{e}");
     assert_eq!(t.self_play.full_search_share, 0.25);
     assert_eq!(t.self_play.fast_simulations, Some(30));
@@ -205,13 +207,13 @@ fn playout_caps_and_q_targets() {
             .self_play
             .q_best_child
     );
-    let e = train("  self_play: { q_best_child: 1 }\n").unwrap_err();
+    let e = refusal("  self_play: { q_best_child: 1 }\n");
     assert!(e.contains("`q_best_child`"), "{e}");
-    let e = train("  self_play: { full_search_share: 0 }\n").unwrap_err();
+    let e = refusal("  self_play: { full_search_share: 0 }\n");
     assert!(e.contains("`full_search_share` must be more than 0"), "{e}");
-    let e = train("  self_play: { q_weight: 1.5 }\n").unwrap_err();
+    let e = refusal("  self_play: { q_weight: 1.5 }\n");
     assert!(e.contains("at most 1"), "{e}");
-    let e = train("  self_play: { fast_simulations: 0 }\n").unwrap_err();
+    let e = refusal("  self_play: { fast_simulations: 0 }\n");
     assert!(e.contains("at least 1"), "{e}");
 }
 
@@ -238,21 +240,21 @@ fn accuracy_keys_defaults_and_errors() {
     assert_eq!(t.eval.accuracy.unwrap().file, Path::new("x.jsonl"));
     assert_eq!(TrainSettings::default().accuracy_simulations(), None);
 
-    let e = train("  eval: { accuracy: { set: middle-hardest } }\n").unwrap_err();
+    let e = refusal("  eval: { accuracy: { set: middle-hardest } }\n");
     assert!(e.starts_with("t.yaml:3:28:"), "{e}");
     assert!(e.contains("no set `middle-hardest`") && e.contains("begin-easy"), "{e}");
-    let e = train("  eval: { accuracy: { positions: 0 } }\n").unwrap_err();
+    let e = refusal("  eval: { accuracy: { positions: 0 } }\n");
     assert!(e.contains("at least 1"), "{e}");
-    let e = train("  eval: { accuracy: { simulations: 0 } }\n").unwrap_err();
+    let e = refusal("  eval: { accuracy: { simulations: 0 } }\n");
     assert!(e.contains("at least 1"), "{e}");
-    let e = train("  eval: { accuracy: { sets: all } }\n").unwrap_err();
+    let e = refusal("  eval: { accuracy: { sets: all } }\n");
     assert!(e.contains("in `train.eval.accuracy`") && e.contains("`set`"), "{e}");
-    let e = train("  eval: { every: 0, accuracy: {} }\n").unwrap_err();
+    let e = refusal("  eval: { every: 0, accuracy: {} }\n");
     assert!(
         e.starts_with("t.yaml:3:21:") && e.contains("needs `eval.every` of at least 1"),
         "{e}"
     );
-    let e = train("  eval: { accuracy: 5 }\n").unwrap_err();
+    let e = refusal("  eval: { accuracy: 5 }\n");
     assert!(e.contains("accuracy"), "{e}");
     let src = "mode: train\nboard: { rows: 4, cols: 5, win_length: 3 }\ntrain:\n  eval: { accuracy: {} }\n";
     let e = parse_str(src, Path::new("t.yaml")).unwrap_err().to_string();

@@ -92,10 +92,7 @@ pub(super) fn prepare_run_dir(
     // files and overwrite the first one's checkpoints.
     let lock = match role {
         Role::Trainer => Some(crate::train::exchange::lock(&layout.trainer_lock()).map_err(|held| {
-            ModeError::Failed(format!(
-                "another trainer is running on {} ({held})",
-                layout.out.display()
-            ))
+            ModeError::Failed(format!("another trainer is running on {} ({held})", layout.out.display()).into())
         })?),
         Role::Single => None,
     };
@@ -103,7 +100,8 @@ pub(super) fn prepare_run_dir(
     // that means the workers' files and the run id too, or the new history
     // would take the old run's files again.
     if fresh || (role == Role::Trainer && !settings.resume) {
-        crate::train::exchange::start_over(&layout.out, role == Role::Trainer).map_err(ModeError::Failed)?;
+        crate::train::exchange::start_over(&layout.out, role == Role::Trainer)
+            .map_err(|e| ModeError::Failed(e.into()))?;
     }
     match role {
         // Workers learn at once that a run given more iterations goes on.
@@ -113,10 +111,13 @@ pub(super) fn prepare_run_dir(
         // Self-play here next to workers' files would take none of them and
         // leave the next trainer a checkpoint without its ledger.
         Role::Single if layout.run_file().exists() => {
-            return Err(ModeError::Usage(format!(
+            return Err(ModeError::Usage(
+                format!(
                 "{} holds a distributed run (run.json): continue it with --role trainer, or start over with --fresh",
                 layout.out.display()
-            )))
+            )
+                .into(),
+            ))
         }
         Role::Single => {}
     }
