@@ -8,6 +8,7 @@ pub mod analyze;
 pub mod az;
 pub mod bench;
 pub mod book;
+pub mod events;
 pub mod game;
 pub mod net;
 pub mod players;

@@ -1,11 +1,11 @@
 //! Where game events go: the terminal renderer and the `--json` writer.
 
 use super::messages::GameEvent;
+use crate::events::{emit, Event, TallyLine};
 use crate::record::{GameRecord, Tally};
 use crate::render::Look;
 use crate::scenario::RenderStyle;
 use actix::prelude::*;
-use serde_json::json;
 use std::io::Write;
 
 /// Prints boards and messages in one look.
@@ -146,8 +146,8 @@ impl Actor for JsonWriter {
 }
 
 impl JsonWriter {
-    /// The JSON object for one event (pure, for tests).
-    pub fn value(ev: &GameEvent) -> serde_json::Value {
+    /// The `--json` event for one game event (pure, for tests).
+    pub fn event(ev: &GameEvent) -> Event {
         match ev {
             GameEvent::Started {
                 game,
@@ -156,10 +156,15 @@ impl JsonWriter {
                 opening,
                 seed,
                 ..
-            } => json!({
-                "event": "game_start", "game": game, "players": names, "rows": cfg.rows, "cols": cfg.cols,
-                "win_length": cfg.win_length, "opening": opening, "seed": seed
-            }),
+            } => Event::GameStart {
+                game: *game,
+                players: names.clone(),
+                rows: cfg.rows,
+                cols: cfg.cols,
+                win_length: cfg.win_length,
+                opening: opening.clone(),
+                seed: *seed,
+            },
             GameEvent::Moved {
                 game,
                 name,
@@ -167,60 +172,61 @@ impl JsonWriter {
                 row,
                 note,
                 ..
-            } => {
-                let mut v = json!({"event": "move", "game": game, "player": name, "column": col, "row": row});
-                if let Some(n) = note {
-                    v["note"] = json!(n);
-                }
-                v
-            }
+            } => Event::Move {
+                game: *game,
+                player: name.clone(),
+                column: *col,
+                row: *row,
+                note: note.clone(),
+            },
             GameEvent::Illegal {
                 game,
                 name,
                 refusal,
                 tries_left,
                 ..
-            } => json!({
-                "event": "illegal_move", "game": game, "player": name, "reason": refusal.describe(0), "tries_left": tries_left
-            }),
+            } => Event::IllegalMove {
+                game: *game,
+                player: name.clone(),
+                reason: refusal.describe(0),
+                tries_left: *tries_left,
+            },
             GameEvent::Out {
                 game,
                 name,
                 reason,
                 resigned,
                 ..
-            } => {
-                let mut v = json!({
-                    "event": "player_out", "game": game, "player": name, "reason": reason
-                });
-                if *resigned {
-                    v["resigned"] = true.into();
-                }
-                v
-            }
-            GameEvent::Over { record, .. } => {
-                let mut v = json!({
-                    "event": "game_over", "game": record.game, "result": record.result_word(), "winner": record.winner_name(),
-                    "reason": record.outcome.reason, "moves": record.moves, "players": record.players,
-                    "opening": record.opening, "duration_ms": record.duration_ms,
-                    "think_ms": record.think_ms, "turns": record.turns
-                });
+            } => Event::PlayerOut {
+                game: *game,
+                player: name.clone(),
+                reason: *reason,
+                resigned: *resigned,
+            },
+            GameEvent::Over { record, .. } => Event::GameOver {
+                game: record.game,
+                result: record.result_word().to_string(),
+                winner: record.winner_name().map(str::to_string),
+                reason: record.outcome.reason,
+                moves: record.moves.clone(),
+                players: record.players.clone(),
+                opening: record.opening.clone(),
+                duration_ms: record.duration_ms,
+                think_ms: record.think_ms.clone(),
+                turns: record.turns.clone(),
                 // Who resigned, by name, only where someone did: FORFEIT alone reads as a crash.
-                if !record.outcome.resigned.is_empty() {
-                    let names: Vec<&str> = record
+                resigned: (!record.outcome.resigned.is_empty()).then(|| {
+                    record
                         .outcome
                         .resigned
                         .iter()
-                        .map(|&s| record.players[s].as_str())
-                        .collect();
-                    v["resigned"] = names.into();
-                }
-                v
-            }
-            GameEvent::Summary { tallies } => json!({
-                "event": "summary",
-                "players": tallies.iter().map(|t| json!({"name": t.name, "wins": t.wins, "draws": t.draws, "losses": t.losses})).collect::<Vec<_>>()
-            }),
+                        .map(|&s| record.players[s].clone())
+                        .collect()
+                }),
+            },
+            GameEvent::Summary { tallies } => Event::MatchSummary {
+                players: tallies.iter().map(TallyLine::from).collect(),
+            },
         }
     }
 }
@@ -228,8 +234,6 @@ impl JsonWriter {
 impl Handler<GameEvent> for JsonWriter {
     type Result = ();
     fn handle(&mut self, ev: GameEvent, _: &mut Context<Self>) {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", JsonWriter::value(&ev));
-        let _ = out.flush();
+        emit(&JsonWriter::event(&ev));
     }
 }

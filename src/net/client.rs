@@ -163,9 +163,9 @@ impl Show {
         let _ = out.write_all(line.as_bytes());
         let _ = out.flush();
     }
-    fn json(&self, v: Value) {
+    fn json(&self, ev: &crate::events::Event) {
         if self.json {
-            self.print(&format!("{v}\n"));
+            self.print(&format!("{}\n", ev.line()));
         }
     }
     fn render(&mut self, ev: &GameEvent) {
@@ -577,10 +577,14 @@ async fn start_match(
             seed: match_seed(c.seed, c.number, me),
         })
         .await;
-    c.show.json(
-        json!({"event": "match_started", "player": c.name, "match": m, "game": c.game.as_str(),
-        "participants": names, "width": w, "height": h}),
-    );
+    c.show.json(&crate::events::Event::JoinedMatch {
+        player: c.name.clone(),
+        match_id: m.clone(),
+        game: c.game.as_str().to_string(),
+        participants: names.clone(),
+        width: w as usize,
+        height: h as usize,
+    });
     let board = Board::new(cfg);
     c.show.render(&GameEvent::Started {
         game: c.number,
@@ -706,11 +710,17 @@ async fn finish_match(
 /// A finished match on standard output: the `--json` object, or one line
 /// of text, so a run shows every match's result whatever its render style.
 fn show_result(c: &Client, m: &MatchView, word: &str, reason: &str) {
-    c.show.json(
-        json!({"event": "result", "player": c.name, "match": m.id, "game": c.game.as_str(),
-        "participants": m.names, "width": m.board.cols(), "height": m.board.rows(),
-        "result": word, "reason": reason, "moves": m.moves.len()}),
-    );
+    c.show.json(&crate::events::Event::Result {
+        player: c.name.clone(),
+        match_id: m.id.clone(),
+        game: c.game.as_str().to_string(),
+        participants: m.names.clone(),
+        width: m.board.cols(),
+        height: m.board.rows(),
+        result: word.to_string(),
+        reason: reason.to_string(),
+        moves: m.moves.len(),
+    });
     if !c.show.json {
         c.show.print(&format!(
             "{}: match {} ({} players, {}×{}): {word} ({reason}) after {} moves\n",
@@ -757,7 +767,7 @@ pub fn join(cfg: JoinConfig) -> Result<(), ModeError> {
             let summary = GameEvent::Summary { tallies };
             let mut out = std::io::stdout().lock();
             if cfg.out.json {
-                let _ = writeln!(out, "{}", JsonWriter::value(&summary));
+                let _ = writeln!(out, "{}", JsonWriter::event(&summary).line());
             } else {
                 let mut r = Renderer {
                     style: cfg.out.style,

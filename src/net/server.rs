@@ -20,7 +20,6 @@ use crate::record::GameRecord;
 use crate::scenario::net::{GameKind, ServerSettings};
 use crate::util::seed;
 use actix::prelude::*;
-use serde_json::json;
 use std::collections::HashMap;
 use std::future::ready;
 use std::io::Write;
@@ -344,7 +343,11 @@ pub fn serve_watched(cfg: ServeConfig, watch: Vec<Recipient<GameEvent>>) -> Resu
             let addr: SocketAddr = listener.local_addr().unwrap_or(s.bind);
             let games: Vec<&str> = s.games.iter().map(|g| g.as_str()).collect();
             let line = if cfg.json {
-                json!({"event": "listening", "addr": addr.to_string(), "games": games}).to_string()
+                crate::events::Event::Listening {
+                    addr: addr.to_string(),
+                    games: games.iter().map(|g| g.to_string()).collect(),
+                }
+                .line()
             } else {
                 format!("c4sim lobby server listening on {addr} (games: {})", games.join(", "))
             };

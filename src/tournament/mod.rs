@@ -14,6 +14,7 @@ pub mod store;
 use crate::actors::messages::GameEvent;
 use crate::actors::mode::{run_mode, ModeError};
 use crate::actors::runner::{build_inner, move_time_of, Output};
+use crate::events::{emit, Event, RatedLine};
 use crate::players::KindSpec;
 use crate::record::{GameRecord, Tally};
 use crate::scenario::tournament::{ReportFormat, ReportSettings, TournamentSettings};
@@ -23,9 +24,8 @@ use crate::util::write_atomic;
 use actix::Recipient;
 pub use lanes::{LaneError, Rules};
 use schedule::Planned;
-use serde_json::json;
 use std::cell::RefCell;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use store::{GameLine, Store};
@@ -224,7 +224,11 @@ pub fn run_tournament_watched(
         w.do_send(standings(&done));
     }
     let lines = Rc::new(RefCell::new(done));
-    let bar = progress_bar(json, total, sprt.is_some());
+    // On a terminal, hidden with `--json`; an SPRT run shows its test instead of an ETA.
+    let bar = crate::events::bar("games")
+        .hidden(json)
+        .eta(sprt.is_none())
+        .start(total);
     bar.set_position(total - todo.len() as u64);
     if let Some(q) = &sprt {
         bar.set_message(q.summary().progress_line());
@@ -249,7 +253,10 @@ pub fn run_tournament_watched(
                 }
                 let leader = leader(&names, &all);
                 bar.inc(1);
-                bar.set_message(sprt.as_ref().map_or(leader.clone(), |q| q.summary().progress_line()));
+                bar.set_message(
+                    sprt.as_ref()
+                        .map_or_else(|| format!("leader: {leader}"), |q| q.summary().progress_line()),
+                );
                 if json {
                     print_game_json(&line, all.len(), total, &leader, sprt.as_ref());
                 }
@@ -355,32 +362,17 @@ fn still_to_play(plan: Vec<Planned>, done: &[GameLine], sprt: Option<&mut sprt::
 
 /// `--json`: one finished game, then the progress after it.
 fn print_game_json(line: &GameLine, done: usize, total: u64, leader: &str, sprt: Option<&sprt::Sequential>) {
-    let mut g = serde_json::to_value(line).unwrap_or_default();
-    g["event"] = json!("game_over");
-    println!("{g}");
-    let mut p = json!({"event": "progress", "done": done, "total": total, "leader": leader});
-    if let Some(q) = sprt {
-        p["sprt"] = q.summary().json();
-    }
-    println!("{p}");
-}
-
-/// The progress bar of a tournament on a terminal (hidden with `--json` or
-/// when stderr is not one); an SPRT run shows its test instead of an ETA.
-fn progress_bar(json: bool, total: u64, sprt: bool) -> indicatif::ProgressBar {
-    if json || !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let b = indicatif::ProgressBar::new(total);
-    b.set_style(
-        indicatif::ProgressStyle::with_template(if sprt {
-            "{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  {msg}"
-        } else {
-            "{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  ETA {eta}  leader: {msg}"
-        })
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    b
+    let line = match serde_json::to_value(line) {
+        Ok(serde_json::Value::Object(line)) => line,
+        _ => serde_json::Map::new(),
+    };
+    emit(&Event::TournamentGame { line });
+    emit(&Event::Progress {
+        done,
+        total,
+        leader: leader.to_string(),
+        sprt: sprt.map(|q| q.summary().json()),
+    });
 }
 
 /// A shard's last line: where its games are, and how the report is made.
@@ -394,10 +386,12 @@ fn say_shard_done(
 ) {
     let file = dir.join(s.games_file());
     if json {
-        println!(
-            "{}",
-            json!({"event": "summary", "shard": s.to_string(), "games": saved, "total": total, "records": file})
-        );
+        emit(&Event::ShardSummary {
+            shard: s.to_string(),
+            games: saved,
+            total,
+            records: file,
+        });
     } else {
         println!(
             "Shard {s}: {saved} of its {total} games recorded in {}; when every shard is done, `c4sim report {}` writes the report.",
@@ -439,16 +433,24 @@ fn finish(
         })
     })?;
     if json {
-        let players: Vec<_> = rep
+        let players = rep
             .standings
             .iter()
-            .map(|p| json!({"name": p.name, "wins": p.wins, "draws": p.draws, "losses": p.losses, "elo": p.elo, "elo_error": p.elo_error, "ms_per_move": p.ms_per_move}))
+            .map(|p| RatedLine {
+                name: p.name.clone(),
+                wins: p.wins,
+                draws: p.draws,
+                losses: p.losses,
+                elo: p.elo,
+                elo_error: p.elo_error,
+                ms_per_move: p.ms_per_move,
+            })
             .collect();
-        let mut summary = json!({"event": "summary", "players": players, "report": dir});
-        if let Some(s) = &rep.sprt {
-            summary["sprt"] = s.json();
-        }
-        println!("{summary}");
+        emit(&Event::TournamentSummary {
+            players,
+            report: dir.to_path_buf(),
+            sprt: rep.sprt.as_ref().map(|s| s.json()),
+        });
     } else {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{}\nReport written to {}", report::markdown(&rep), dir.display());

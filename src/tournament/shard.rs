@@ -261,10 +261,14 @@ pub fn report_command(sc: &Scenario, json: bool) -> Result<(), ModeError> {
         .filter_map(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
         .collect();
     if json {
-        println!(
-            "{}",
-            serde_json::json!({"event": "summary", "players": rep.standings, "sprt": rep.sprt.as_ref().map(|s| s.json()), "games": rep.finished_games, "total": total, "records": read, "report": dir})
-        );
+        crate::events::emit(&crate::events::Event::ReportSummary {
+            players: serde_json::to_value(&rep.standings).unwrap_or_default(),
+            sprt: rep.sprt.as_ref().map(|s| s.json()),
+            games: rep.finished_games,
+            total,
+            records: read,
+            report: dir,
+        });
     } else {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(

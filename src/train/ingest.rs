@@ -271,7 +271,10 @@ impl Ingest {
                 tracing::warn!("{text}");
                 super::progress::emit(
                     self.json,
-                    serde_json::json!({"event": "file_rejected", "file": path, "why": why}),
+                    &crate::events::Event::FileRejected {
+                        file: path.to_path_buf(),
+                        why: why.to_string(),
+                    },
                     &format!("rejected {text}"),
                 );
             }
@@ -300,7 +303,10 @@ impl Ingest {
         );
         super::progress::emit(
             self.json,
-            serde_json::json!({"event": "waiting", "dir": self.layout.selfplay(), "workers_seen": seen}),
+            &crate::events::Event::Waiting {
+                dir: self.layout.selfplay(),
+                workers_seen: seen.iter().map(|w| w.to_string()).collect(),
+            },
             &text,
         );
     }

@@ -45,7 +45,7 @@ use crate::tournament::schedule::Planned;
 use crate::util::seed;
 use actix::prelude::*;
 use candle_core::{Device, Tensor};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
@@ -99,16 +99,10 @@ pub enum Role {
     Trainer,
 }
 
+/// The trainer's bars (self-play, train, eval): the one bar, with room for
+/// the phase's label.
 fn bar(len: u64, what: &str) -> ProgressBar {
-    let pb = ProgressBar::new(len);
-    pb.set_style(
-        ProgressStyle::with_template(&format!(
-            "{{prefix:>10}} [{{bar:30}}] {{pos}}/{{len}} {what} ({{per_sec}}, eta {{eta}})"
-        ))
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
-    pb
+    crate::events::bar(what).labelled().start(len)
 }
 
 /// The training settings as JSON, for `meta.json`.
@@ -637,12 +631,14 @@ fn iterate(st: TrainState, start: u32, total: u32, opponent: String) -> Result<O
             for _ in start..total {
                 match trainer.send(RunIteration).await {
                     Ok(Ok((row, dir))) => {
-                        let mut v = serde_json::to_value(&row).unwrap_or_default();
-                        if let Some(m) = v.as_object_mut() {
-                            m.insert("event".into(), json!("iteration"));
-                            m.insert("checkpoint".into(), json!(dir));
-                        }
-                        emit(json, v, &summary_line(&row, total, &opponent));
+                        emit(
+                            json,
+                            &crate::events::Event::Iteration {
+                                row: row.clone(),
+                                checkpoint: dir,
+                            },
+                            &summary_line(&row, total, &opponent),
+                        );
                         last = Some(row);
                     }
                     Ok(Err(e)) => return Err(ModeError::Failed(e.into())),
@@ -700,7 +696,12 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Resul
         }
         emit(
             json,
-            json!({"event": "summary", "iterations": start, "out": out, "done": true}),
+            &crate::events::Event::TrainSummary {
+                iterations: start,
+                out: out.clone(),
+                done: true,
+                last: None,
+            },
             &format!(
                 "{}: already at iteration {start} of {total}; nothing to do (raise the scenario's \
                  `train.iterations` to train on, or train from nothing elsewhere with \
@@ -720,7 +721,12 @@ pub fn run_train_as(sc: &Scenario, json: bool, role: Role, fresh: bool) -> Resul
     let score = last.as_ref().and_then(|r| r.eval_score);
     emit(
         json,
-        json!({"event": "summary", "iterations": total, "out": out, "done": true, "last": last}),
+        &crate::events::Event::TrainSummary {
+            iterations: total,
+            out: out.clone(),
+            done: true,
+            last: Some(last),
+        },
         &format!(
             "done: {total} iterations; model in {}{}",
             out.display(),

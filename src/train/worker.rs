@@ -17,7 +17,6 @@ use crate::az::meta::{BoardMeta, Meta};
 use crate::game::bitboard::{with_width, Geometry};
 use crate::scenario::Scenario;
 use crate::util::seed;
-use serde_json::json;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -77,7 +76,10 @@ fn retry<T>(
                 if said.map_or(true, |t| t.elapsed() >= Duration::from_secs(60)) {
                     say(
                         json,
-                        json!({"event": "worker_waiting", "worker": worker, "why": why}),
+                        &crate::events::Event::WorkerWaiting {
+                            worker: worker.to_string(),
+                            why: why.clone(),
+                        },
                         &format!("worker {worker}: waiting: {why}"),
                     );
                     said = Some(Instant::now());
@@ -100,7 +102,10 @@ fn warn_if_settings_differ(meta: &Meta, settings: &crate::scenario::train::Train
     if !differ.is_empty() {
         say(
             json,
-            json!({"event": "worker_settings_differ", "worker": name, "sections": differ}),
+            &crate::events::Event::WorkerSettingsDiffer {
+                worker: name.to_string(),
+                sections: differ.iter().map(|d| d.to_string()).collect(),
+            },
             &format!(
                 "worker {name}: this scenario's train.{} differ from the trainer's; playing with this scenario's",
                 differ.join(" and train.")
@@ -225,7 +230,7 @@ impl Worker {
         let Some(run) = run else {
             say(
                 json,
-                json!({"event": "worker_done", "worker": name}),
+                &crate::events::Event::WorkerDone { worker: name.clone() },
                 &format!("worker {name}: the run is done"),
             );
             return None;
@@ -237,7 +242,12 @@ impl Worker {
         );
         say(
             json,
-            json!({"event": "worker_start", "worker": name, "out": out, "threads": threads, "next_batch": batch}),
+            &crate::events::Event::WorkerStart {
+                worker: name.clone(),
+                out: out.clone(),
+                threads,
+                next_batch: batch,
+            },
             &format!(
                 "worker {name}: self-play for {} in {} ({threads} thread{}, {games} games a batch), from batch {batch}",
                 sc.name,
@@ -273,7 +283,7 @@ impl Worker {
         let name = &self.name;
         say(
             self.json,
-            json!({"event": "worker_done", "worker": name}),
+            &crate::events::Event::WorkerDone { worker: name.clone() },
             &format!("worker {name}: the run is done"),
         );
     }
@@ -407,8 +417,15 @@ impl Worker {
         let (name, batch, it) = (&self.name, self.batch, h.net_iteration);
         say(
             self.json,
-            json!({"event": "batch", "worker": name, "batch": batch, "games": h.games, "positions": h.positions,
-                   "network": it, "seconds": h.seconds, "file": path}),
+            &crate::events::Event::Batch {
+                worker: name.clone(),
+                batch,
+                games: h.games,
+                positions: h.positions,
+                network: it,
+                seconds: h.seconds,
+                file: path.clone(),
+            },
             &format!(
                 "worker {name}: batch {batch}: {} games, {} positions with network {it} in {:.1} s",
                 h.games, h.positions, h.seconds

@@ -156,9 +156,14 @@ impl HubState {
             cfg.rows
         );
         let line = if self.json {
-            json!({"event": "match_started", "match": match_id, "game": game.as_str(), "players": names,
-                   "width": cfg.cols, "height": cfg.rows})
-            .to_string()
+            crate::events::Event::MatchStarted {
+                match_id: match_id.clone(),
+                game: game.as_str().to_string(),
+                players: names.clone(),
+                width: cfg.cols,
+                height: cfg.rows,
+            }
+            .line()
         } else {
             format!(
                 "{match_id} started: {} ({}, {}×{})",

@@ -195,13 +195,25 @@ impl HubState {
             summary.join(", ")
         );
         let line = if self.json {
-            json!({
-                "event": "match_over", "match": match_id, "game": st.game.as_str(), "players": record.players,
-                "width": st.cfg.cols, "height": st.cfg.rows, "moves": record.moves,
-                "results": results.iter().map(|(n, r, w)| json!({"player": n, "result": r, "reason": w})).collect::<Vec<_>>(),
-                "reason": record.outcome.reason, "duration_ms": record.duration_ms,
-            })
-            .to_string()
+            crate::events::Event::MatchOver {
+                match_id: match_id.to_string(),
+                game: st.game.as_str().to_string(),
+                players: record.players.clone(),
+                width: st.cfg.cols,
+                height: st.cfg.rows,
+                moves: record.moves.clone(),
+                results: results
+                    .iter()
+                    .map(|(n, r, w)| crate::events::SeatResult {
+                        player: n.clone(),
+                        result: r.to_string(),
+                        reason: w.to_string(),
+                    })
+                    .collect(),
+                reason: record.outcome.reason,
+                duration_ms: record.duration_ms,
+            }
+            .line()
         } else {
             format!(
                 "{match_id} over after {} moves: {}",

@@ -130,12 +130,18 @@ pub(super) fn say_start(st: &TrainState) {
     let s = &st.settings;
     emit(
         json,
-        json!({
-            "event": "train_start", "name": st.name, "out": out, "device": device_name(&st.device),
-            "workers": st.workers, "resumed_from": start, "iterations": total,
-            "board": BoardMeta::from(st.cfg), "network": st.net.shape,
-            "simulations": s.mcts.simulations, "games_per_iteration": s.self_play.games_per_iteration,
-        }),
+        &crate::events::Event::TrainStart {
+            name: st.name.clone(),
+            out: out.clone(),
+            device: device_name(&st.device).to_string(),
+            workers: st.workers,
+            resumed_from: start,
+            iterations: total,
+            board: BoardMeta::from(st.cfg),
+            network: st.net.shape,
+            simulations: s.mcts.simulations,
+            games_per_iteration: s.self_play.games_per_iteration,
+        },
         &format!(
             "training {} on {} ({}, {}): network {} blocks × {} channels{}, {} simulations, iterations {}..{total}, output {}",
             st.name,
