@@ -101,7 +101,7 @@ pub struct AccuracyArgs {
 /// Reads a sets file, checking its header.
 pub fn load_sets(path: &Path) -> Result<Sets, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    parse_sets(&text, &path.display().to_string())
+    Ok(parse_sets(&text, &path.display().to_string())?)
 }
 
 /// Plays one seeded line to `target` plies; `None` when it ends the game

@@ -45,26 +45,34 @@
 //!   [`Solver::scores_threaded`], keyed by the smaller of the position's and its mirror's key so a
 //!   position and its mirror image share one entry;
 //! - enhanced transposition cutoffs: far from the end, the children are
-//!   looked up before any is searched, in case one's stored bound cuts.
+//!   looked up before any is searched, in case one's stored bound cuts;
+//! - a move right below one's own winning cell is ordered last;
+//! - a move that leaves two threats the opponent cannot both stop wins at
+//!   once, without a search;
+//! - a score search starts from the bounds the table already holds.
 //!
 //! A node budget bounds any call: past it the answer is `None`, never a guess,
 //! and nothing half-searched enters the table.
 
 pub mod book;
+mod columns;
 mod position;
 pub mod scores;
+mod search;
 pub mod sets;
 mod table;
 #[cfg(test)]
 mod tests;
+mod words;
 
 pub use book::Book;
 pub use position::{centre_order, Pos};
 pub use scores::ScoreBook;
+pub use words::{describe_score, outcome_moves};
 
 use crate::game::{Board, BoardConfig};
 use position::{Geometry, MAX_COLS};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use table::Table;
 
@@ -104,6 +112,25 @@ pub struct Techniques {
     /// Enhanced transposition cutoffs: before searching the moves, look
     /// each child up in the table for a bound that already cuts.
     pub etc: bool,
+    /// With [`MoveOrder::CentreThenThreats`]: a move right below one's own
+    /// winning cell goes last (it lets the opponent block the threat by
+    /// playing on top of it).
+    pub spoil_order: bool,
+    /// With `non_losing`: a move that leaves two playable winning cells, or
+    /// one with another right above it, wins by force (the opponent cannot
+    /// win at once and can block only one): the node's best score is known
+    /// without searching any move.
+    pub double_threat: bool,
+    /// Start a score search from the bounds the table already holds for
+    /// the position (proved while solving other columns of the same root).
+    pub root_bounds: bool,
+    /// [`Solver::scores`]: each column's score search starts from the
+    /// previous column's score (MTD(f)) instead of halving the range.
+    pub first_guess: bool,
+    /// The table holds only positions with an even number of empty cells;
+    /// the others use enhanced transposition cutoffs on their children
+    /// instead (half the entries compete for the slots).
+    pub even_table: bool,
 }
 
 impl Techniques {
@@ -118,6 +145,11 @@ impl Techniques {
         table: true,
         symmetry: true,
         etc: true,
+        spoil_order: true,
+        double_threat: true,
+        root_bounds: true,
+        first_guess: true,
+        even_table: false,
     };
     /// Plain alpha–beta on bitboards, columns left to right.
     pub const NONE: Techniques = Techniques {
@@ -128,6 +160,11 @@ impl Techniques {
         table: false,
         symmetry: false,
         etc: false,
+        spoil_order: false,
+        double_threat: false,
+        root_bounds: false,
+        first_guess: false,
+        even_table: false,
     };
 }
 
@@ -428,411 +465,4 @@ impl Solver {
         let s = self.solve_inner(pos);
         (!self.aborted).then_some(s)
     }
-
-    /// The score of each column for the side to move: `None` for a full
-    /// column, or when the budget (for the whole call, spent on the columns
-    /// from left to right) ran out before it was known. A winning column
-    /// scores the immediate win (known even past the budget); any other
-    /// scores minus the score of the position after it.
-    pub fn scores(&mut self, pos: &Pos, budget: Option<u64>) -> Vec<Option<i32>> {
-        self.check(pos);
-        self.start_budget(budget);
-        (0..self.geo.cols).map(|c| self.column_score(pos, c)).collect()
-    }
-
-    /// [`Solver::scores`] on `threads` threads (1 is the plain call): columns
-    /// go to the next free thread, centre first, and all threads share this
-    /// solver's table (lock-free), so what one proves the others reuse. A
-    /// thread with no column left helps with one still being searched
-    /// (Lazy SMP: the same column with the other probe sequence, see
-    /// [`Techniques::aspiration`], filling the shared table with other
-    /// bounds); the first to finish gives the score and stops the others.
-    /// `budget` is the whole call's, split evenly between the threads.
-    pub fn scores_threaded(&mut self, pos: &Pos, budget: Option<u64>, threads: usize) -> Vec<Option<i32>> {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        use std::sync::Mutex;
-        self.check(pos);
-        let threads = threads.clamp(1, self.geo.cols as usize);
-        if threads == 1 {
-            return self.scores(pos, budget);
-        }
-        let share = budget.map(|b| b / threads as u64);
-        let order: Vec<u32> = self.geo.order[..self.geo.cols as usize]
-            .iter()
-            .map(|&c| c as u32)
-            .collect();
-        let next = AtomicUsize::new(0);
-        let results = Mutex::new(vec![None; self.geo.cols as usize]);
-        let done: Vec<Arc<AtomicBool>> = (0..self.geo.cols).map(|_| Arc::new(AtomicBool::new(false))).collect();
-        let mut helpers: Vec<Solver> = (1..threads).map(|_| self.helper()).collect();
-        let work = |s: &mut Solver| {
-            s.start_budget(share);
-            let tech = s.tech;
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let (col, helping) = match order.get(i) {
-                    Some(&c) => (c, false),
-                    None => match order.iter().find(|&&c| !done[c as usize].load(Relaxed)) {
-                        Some(&c) if !s.aborted => (c, true),
-                        _ => break,
-                    },
-                };
-                if helping {
-                    s.tech.aspiration = !tech.aspiration;
-                }
-                s.cancel = Some(Arc::clone(&done[col as usize]));
-                let v = s.column_score(pos, col);
-                s.cancel = None;
-                s.tech = tech;
-                if s.cancelled {
-                    s.cancelled = false;
-                    s.aborted = false;
-                    continue;
-                }
-                if !done[col as usize].swap(true, Relaxed) {
-                    results.lock().unwrap()[col as usize] = v;
-                }
-            }
-        };
-        std::thread::scope(|scope| {
-            for h in helpers.iter_mut() {
-                scope.spawn(|| work(h));
-            }
-            work(self);
-        });
-        self.nodes += helpers.iter().map(|h| h.nodes).sum::<u64>();
-        results.into_inner().unwrap()
-    }
-
-    /// A solver for another thread: the same shape and techniques, sharing
-    /// this one's table (what either proves, the other reuses), with its own
-    /// counters.
-    pub fn helper(&self) -> Solver {
-        Solver {
-            cfg: self.cfg,
-            geo: self.geo.clone(),
-            table: Arc::clone(&self.table),
-            tech: self.tech,
-            nodes: 0,
-            limit: u64::MAX,
-            aborted: false,
-            cancel: None,
-            cancelled: false,
-        }
-    }
-
-    /// The score of playing `col` for the side to move, within the budget
-    /// already set: `None` if full or past the budget.
-    fn column_score(&mut self, pos: &Pos, col: u32) -> Option<i32> {
-        let g = &self.geo;
-        if !pos.can_play(g, col) {
-            return None;
-        }
-        // A column that wins at once is known even past the budget.
-        if pos.is_winning_move(g, col) {
-            return Some(self.win_now_score(pos));
-        }
-        if self.aborted {
-            return None;
-        }
-        let mut child = *pos;
-        child.play(g, col);
-        let s = -self.solve_inner(&child);
-        (!self.aborted).then_some(s)
-    }
-
-    /// The best exact move and its score: the fastest win, else a draw, else
-    /// the slowest loss, ties going to the centre-most column
-    /// ([`centre_order`]). `None` on a full board or past the budget (the
-    /// whole call's).
-    ///
-    /// Cheaper than taking the best of [`Solver::scores`]: it solves `pos`
-    /// once, then only asks of each column in centre order, with one null
-    /// window, whether it reaches that score.
-    pub fn best_move(&mut self, pos: &Pos, budget: Option<u64>) -> Option<(usize, i32)> {
-        self.check(pos);
-        self.start_budget(budget);
-        let g = self.geo.clone();
-        let (cells, n) = (g.cells as i32, pos.moves as i32);
-        let playable: Vec<u32> = g.order[..g.cols as usize]
-            .iter()
-            .map(|&c| c as u32)
-            .filter(|&c| pos.can_play(&g, c))
-            .collect();
-        if playable.is_empty() {
-            return None;
-        }
-        if let Some(&c) = playable.iter().find(|&&c| pos.is_winning_move(&g, c)) {
-            return Some((c as usize, self.win_now_score(pos)));
-        }
-        let v = self.solve_inner(pos);
-        if self.aborted {
-            return None;
-        }
-        for &c in &playable {
-            let mut child = *pos;
-            child.play(&g, c);
-            // The score of playing c is at most v; it is the best move when
-            // the child's score is at most -v.
-            let reaches = if child.can_win_next(&g) {
-                -(cells - n) / 2 >= v
-            } else {
-                let r = self.negamax(&child, -v, -v + 1);
-                if self.aborted {
-                    return None;
-                }
-                r <= -v
-            };
-            if reaches {
-                return Some((c as usize, v));
-            }
-        }
-        unreachable!("some move reaches the position's own score {v}")
-    }
-
-    /// The score, with `self.aborted` set if the budget ran out (the value is
-    /// then meaningless).
-    fn solve_inner(&mut self, pos: &Pos) -> i32 {
-        let (cells, n) = (self.geo.cells as i32, pos.moves as i32);
-        if pos.can_win_next(&self.geo) {
-            return (cells + 1 - n) / 2;
-        }
-        let mut min = -(cells - n) / 2;
-        let mut max = (cells + 1 - n) / 2;
-        if !self.tech.null_window {
-            return self.negamax(pos, min, max);
-        }
-        if self.tech.aspiration {
-            return self.gallop(pos, min, max);
-        }
-        while min < max {
-            // Probe halfway, but nearer 0 first: most positions are close
-            // to a draw, and probes near 0 are the cheapest.
-            let mut med = min + (max - min) / 2;
-            if med <= 0 && min / 2 < med {
-                med = min / 2;
-            } else if med >= 0 && max / 2 > med {
-                med = max / 2;
-            }
-            let r = self.negamax(pos, med, med + 1);
-            if self.aborted {
-                return 0;
-            }
-            if r <= med {
-                max = r;
-            } else {
-                min = r;
-            }
-        }
-        min
-    }
-
-    /// The score in `[min, max]` by null-window probes: the first at 0
-    /// (clamped into the range), then outwards from the bound that moved,
-    /// by steps doubling while it keeps moving the same way.
-    fn gallop(&mut self, pos: &Pos, mut min: i32, mut max: i32) -> i32 {
-        if min >= max {
-            return min;
-        }
-        let mut med = 0.clamp(min, max - 1);
-        let (mut step, mut last_up) = (1, None);
-        while min < max {
-            let r = self.negamax(pos, med, med + 1);
-            if self.aborted {
-                return 0;
-            }
-            let up = r > med;
-            if up {
-                min = r;
-            } else {
-                max = r;
-            }
-            step = if last_up == Some(up) { step * 2 } else { 1 };
-            last_up = Some(up);
-            // Up: is the score above min + step - 1? Down: at least
-            // max - step + 1?
-            med = if up { min + step - 1 } else { max - step };
-            med = med.clamp(min, (max - 1).max(min));
-        }
-        min
-    }
-
-    /// Fail-hard negamax: a result `r <= alpha` means score ≤ r, `r >= beta`
-    /// means score ≥ r, anything between is exact. The side to move must not
-    /// be able to win at once (every caller checks).
-    fn negamax(&mut self, pos: &Pos, mut alpha: i32, mut beta: i32) -> i32 {
-        self.nodes += 1;
-        if self.nodes >= self.limit {
-            self.aborted = true;
-            return 0;
-        }
-        if self.nodes & 4095 == 0 && self.cancel.as_ref().is_some_and(|c| c.load(Relaxed)) {
-            self.aborted = true;
-            self.cancelled = true;
-            return 0;
-        }
-        let g = &self.geo;
-        let tech = self.tech;
-        let (cells, n) = (g.cells as i32, pos.moves as i32);
-
-        let next = if tech.non_losing {
-            let next = pos.non_losing_moves(g);
-            if next == 0 {
-                // Every move lets the opponent win at once.
-                return -(cells - n) / 2;
-            }
-            if n >= cells - 2 {
-                // Neither of the last two plies can make a line.
-                return 0;
-            }
-            // The opponent cannot win with its next move.
-            let min = -(cells - 2 - n) / 2;
-            if alpha < min {
-                alpha = min;
-                if alpha >= beta {
-                    return alpha;
-                }
-            }
-            next
-        } else {
-            let next = pos.possible(g);
-            if next == 0 {
-                return 0;
-            }
-            next
-        };
-        // We cannot win with this move, so at best with the one after.
-        let mut max = (cells - 1 - n) / 2;
-
-        let key = if tech.symmetry { pos.symmetric_key() } else { pos.key() };
-        let slot = self.table.slot(key);
-        if tech.table {
-            if let Some((lo, hi)) = self.table.get_at(slot) {
-                if alpha < lo {
-                    alpha = lo;
-                    if alpha >= beta {
-                        return alpha;
-                    }
-                }
-                max = max.min(hi);
-            }
-        }
-        if beta > max {
-            beta = max;
-            if alpha >= beta {
-                return beta;
-            }
-        }
-
-        // Candidate moves, best first.
-        let mut list = [(0u32, 0u32); MAX_COLS];
-        let mut len = 0;
-        for i in 0..g.cols {
-            let col = match tech.order {
-                MoveOrder::LeftToRight => i,
-                _ => g.order[i as usize] as u32,
-            };
-            let mv = next & g.column_mask(col);
-            if mv == 0 {
-                continue;
-            }
-            let score = if tech.order == MoveOrder::CentreThenThreats {
-                pos.move_score(g, mv)
-            } else {
-                0
-            };
-            // Insertion sort, stable: equal scores keep the centre order.
-            let mut j = len;
-            while j > 0 && list[j - 1].1 < score {
-                list[j] = list[j - 1];
-                j -= 1;
-            }
-            list[j] = (col, score);
-            len += 1;
-        }
-
-        // Enhanced transposition cutoff: a child whose stored upper bound
-        // already puts this move at or above beta ends the node without a
-        // search. Only far from the end, where a saved search is worth the
-        // extra probes.
-        if tech.table && tech.etc && n + ETC_MIN_EMPTY <= cells {
-            for &(col, _) in &list[..len] {
-                let mut child = *pos;
-                child.play(&self.geo, col);
-                let ckey = if tech.symmetry {
-                    child.symmetric_key()
-                } else {
-                    child.key()
-                };
-                if let Some((_, hi)) = self.table.get(ckey) {
-                    if -hi >= beta {
-                        return -hi;
-                    }
-                }
-            }
-        }
-
-        let alpha0 = alpha;
-        for &(col, _) in &list[..len] {
-            let mut child = *pos;
-            child.play(&self.geo, col);
-            let s = if !tech.non_losing && child.can_win_next(&self.geo) {
-                // Without the non-losing filter the child may win at once,
-                // which negamax must not be asked.
-                -(cells - n) / 2
-            } else {
-                -self.negamax(&child, -beta, -alpha)
-            };
-            if self.aborted {
-                return 0;
-            }
-            if s >= beta {
-                if tech.table {
-                    self.table.put_at(slot, s, NO_HI);
-                }
-                return s;
-            }
-            if s > alpha {
-                alpha = s;
-            }
-        }
-        if tech.table {
-            // A child inside the window makes alpha exact; else it is only
-            // an upper bound.
-            let lo = if alpha > alpha0 { alpha } else { NO_LO };
-            self.table.put_at(slot, lo, alpha);
-        }
-        alpha
-    }
-}
-
-/// A score in words, for a position with `moves` plies played on a board of
-/// `cells` cells: "wins in N" (N of its own moves, the winning one included),
-/// "loses in N" (N of its own moves before the opponent's winning move, which
-/// is the opponent's N-th), or "draw". See the module doc for the formula.
-pub fn describe_score(cells: usize, moves: usize, score: i32) -> String {
-    match outcome_moves(cells, moves, score) {
-        None => "draw".to_string(),
-        Some((true, k)) => format!("wins in {k}"),
-        Some((false, k)) => format!("loses in {k}"),
-    }
-}
-
-/// `None` for a draw, else (whether the side to move wins, N) with N as in
-/// [`describe_score`].
-pub fn outcome_moves(cells: usize, moves: usize, score: i32) -> Option<(bool, usize)> {
-    if score == 0 {
-        return None;
-    }
-    let s = score.unsigned_abs() as usize;
-    let (cells, n) = (cells as i64, moves as i64);
-    // The plies played before the winning piece: the one of `cells + 1 - 2s`
-    // and `cells - 2s` whose parity is the winner's (the mover's for a win).
-    let winner_parity = if score > 0 { n & 1 } else { (n + 1) & 1 };
-    let mut m = cells + 1 - 2 * s as i64;
-    if m & 1 != winner_parity {
-        m -= 1;
-    }
-    let k = if score > 0 { (m - n) / 2 + 1 } else { (m - n + 1) / 2 };
-    Some((score > 0, k.max(1) as usize))
 }

@@ -261,11 +261,4 @@ impl Pos {
         }
         possible & !(opponent_win >> 1)
     }
-
-    /// Move-ordering score: how many winning cells the side to move has
-    /// after playing `mv` (a one-bit move).
-    #[inline]
-    pub(crate) fn move_score(&self, g: &Geometry, mv: u64) -> u32 {
-        g.winning_cells(self.current | mv, self.mask | mv).count_ones()
-    }
 }

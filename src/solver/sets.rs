@@ -36,6 +36,32 @@ pub const LEVELS: [&str; 3] = ["easy", "medium", "hard"];
 pub const BEGIN_MIDDLE: &str = "begin+middle";
 pub const ALL: &str = "all";
 
+/// Why a sets file or a choice of sets cannot be read. Converts to the
+/// message the shells print, so `?` works where they return a message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetsError {
+    #[error("{0}: empty")]
+    Empty(String),
+    #[error("{origin}:1: header: {why}")]
+    Header { origin: String, why: String },
+    #[error("{origin}:1: expected format {FORMAT} version {VERSION}, got {format} {version}")]
+    Format {
+        origin: String,
+        format: String,
+        version: String,
+    },
+    #[error("{origin}:{line}: {why}")]
+    Line { origin: String, line: usize, why: String },
+    #[error("no set `{part}`: give sets, groups (begin, middle, end) or `all`, joined by `+`; sets: {names}")]
+    NoSet { part: String, names: String },
+}
+
+impl From<SetsError> for String {
+    fn from(e: SetsError) -> String {
+        e.to_string()
+    }
+}
+
 /// Every set's name, in order: begin-easy … end-hard.
 pub fn set_names() -> Vec<String> {
     GROUPS
@@ -71,19 +97,27 @@ pub struct Sets {
 
 /// Parses the text of a sets file, checking its header; errors name
 /// `origin` (the file) and the line.
-pub fn parse_sets(text: &str, origin: &str) -> Result<Sets, String> {
+pub fn parse_sets(text: &str, origin: &str) -> Result<Sets, SetsError> {
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-    let (_, first) = lines.next().ok_or_else(|| format!("{origin}: empty"))?;
-    let header: serde_json::Value = serde_json::from_str(first).map_err(|e| format!("{origin}:1: header: {e}"))?;
+    let (_, first) = lines.next().ok_or_else(|| SetsError::Empty(origin.to_string()))?;
+    let header: serde_json::Value = serde_json::from_str(first).map_err(|e| SetsError::Header {
+        origin: origin.to_string(),
+        why: e.to_string(),
+    })?;
     if header["format"] != FORMAT || header["version"] != VERSION {
-        return Err(format!(
-            "{origin}:1: expected format {FORMAT} version {VERSION}, got {} {}",
-            header["format"], header["version"]
-        ));
+        return Err(SetsError::Format {
+            origin: origin.to_string(),
+            format: header["format"].to_string(),
+            version: header["version"].to_string(),
+        });
     }
     let mut positions = Vec::new();
     for (i, line) in lines {
-        let p: Labelled = serde_json::from_str(line).map_err(|e| format!("{origin}:{}: {e}", i + 1))?;
+        let p: Labelled = serde_json::from_str(line).map_err(|e| SetsError::Line {
+            origin: origin.to_string(),
+            line: i + 1,
+            why: e.to_string(),
+        })?;
         positions.push(p);
     }
     Ok(Sets { header, positions })
@@ -214,7 +248,7 @@ pub fn tally_by_set(
 /// a group (`begin`: its three sets) or `all`; so the benchmark's total
 /// `begin+middle` reads as the six begin and middle sets. Returns the set
 /// names in file order, each once.
-pub fn parse_choice(text: &str) -> Result<Vec<String>, String> {
+pub fn parse_choice(text: &str) -> Result<Vec<String>, SetsError> {
     let names = set_names();
     let mut chosen = vec![false; names.len()];
     for part in text.split('+').map(str::trim) {
@@ -224,10 +258,10 @@ pub fn parse_choice(text: &str) -> Result<Vec<String>, String> {
             })
             .collect();
         if part.is_empty() || hits.is_empty() {
-            return Err(format!(
-                "no set `{part}`: give sets, groups (begin, middle, end) or `all`, joined by `+`; sets: {}",
-                names.join(", ")
-            ));
+            return Err(SetsError::NoSet {
+                part: part.to_string(),
+                names: names.join(", "),
+            });
         }
         for i in hits {
             chosen[i] = true;
@@ -375,7 +409,7 @@ mod tests {
             ["middle-hard", "end-easy", "end-medium", "end-hard"]
         );
         for bad in ["", "beginning", "begin-", "middle+", "hard"] {
-            let e = parse_choice(bad).unwrap_err();
+            let e = parse_choice(bad).unwrap_err().to_string();
             assert!(e.contains("no set") && e.contains("begin-easy"), "{bad}: {e}");
         }
     }
@@ -410,8 +444,11 @@ mod tests {
         assert_eq!(subset(&sets, &order, 100).len(), 20, "never more than a set holds");
         assert!(parse_sets("{\"format\": \"other\"}\n", "y")
             .unwrap_err()
+            .to_string()
             .starts_with("y:1:"));
-        let e = parse_sets(&format!("{}\n{{}}\n", text.lines().next().unwrap()), "z").unwrap_err();
+        let e = parse_sets(&format!("{}\n{{}}\n", text.lines().next().unwrap()), "z")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("z:2:"), "{e}");
     }
 }

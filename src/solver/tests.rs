@@ -188,7 +188,7 @@ fn every_technique_gives_the_same_scores() {
     let positions: Vec<Vec<usize>> = (0..40).map(|_| random_moves(&base, &mut rng, 10)).collect();
     let orders = [MoveOrder::LeftToRight, MoveOrder::Centre, MoveOrder::CentreThenThreats];
     let mut reference: Option<Vec<Vec<Option<i32>>>> = None;
-    for bits in 0..32u32 {
+    for bits in 0..1024u32 {
         for order in orders {
             let tech = Techniques {
                 null_window: bits & 1 != 0,
@@ -197,6 +197,11 @@ fn every_technique_gives_the_same_scores() {
                 table: bits & 4 != 0,
                 symmetry: bits & 8 != 0,
                 etc: bits & 16 != 0,
+                spoil_order: bits & 32 != 0,
+                double_threat: bits & 64 != 0,
+                root_bounds: bits & 128 != 0,
+                first_guess: bits & 256 != 0,
+                even_table: bits & 512 != 0,
                 order,
             };
             let mut s = Solver::new(c, 10).unwrap();
@@ -285,6 +290,14 @@ fn empty_6x7_board() {
     assert_eq!(scores, [-2, -1, 0, 1, 0, -1, -2].map(Some).to_vec());
 }
 
+/// Everything but the techniques that prove the budget tests' position
+/// within their tiny budgets.
+const EASY_TO_CUT: Techniques = Techniques {
+    double_threat: false,
+    root_bounds: false,
+    ..Techniques::ALL
+};
+
 #[test]
 fn threaded_scores_equal_plain_scores() {
     let c = cfg(5, 5, 4);
@@ -297,6 +310,9 @@ fn threaded_scores_equal_plain_scores() {
         assert_eq!(threaded.scores_threaded(&p, None, 2), plain.scores(&p, None), "{m:?}");
     }
     let mut s = Solver::new(BoardConfig::default(), 12).unwrap();
+    // Double-threat wins and root bounds settle every column of this
+    // position within a few nodes; without them the budget bites.
+    s.set_techniques(EASY_TO_CUT);
     let p = s.position(&pons("43745416472735")).unwrap();
     let partial = s.scores_threaded(&p, Some(6), 2);
     assert!(partial.contains(&None));
@@ -305,6 +321,7 @@ fn threaded_scores_equal_plain_scores() {
 #[test]
 fn budget_gives_none_and_leaves_the_table_sound() {
     let mut s = Solver::new(BoardConfig::default(), 16).unwrap();
+    s.set_techniques(EASY_TO_CUT);
     let p = s.position(&pons("43745416472735")).unwrap();
     assert_eq!(s.solve(&p, Some(3)), None);
     // Within a budget, a column is unknown or exact, never a guess.
@@ -453,6 +470,9 @@ fn only_the_game_module_is_imported() {
     // nothing of the crate but `crate::game`.
     for (name, text) in [
         ("mod.rs", include_str!("mod.rs")),
+        ("columns.rs", include_str!("columns.rs")),
+        ("search.rs", include_str!("search.rs")),
+        ("words.rs", include_str!("words.rs")),
         ("position.rs", include_str!("position.rs")),
         ("table.rs", include_str!("table.rs")),
     ] {
@@ -467,30 +487,10 @@ fn only_the_game_module_is_imported() {
     }
 }
 
-/// Node counts per technique on 20 seeded, balanced 6×7 positions of 16 to 24 plies,
-/// each added in turn to plain alpha–beta, then each taken away from the
-/// full set. A position stops at 10^8 nodes (counted as such, and reported).
-/// `cargo test --lib solver::tests::measure_techniques -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn measure_techniques() {
-    let c = BoardConfig::default();
-    let mut s = Solver::new(c, 22).unwrap();
-    let mut rng = ChaCha8Rng::seed_from_u64(2024);
-    let mut positions = Vec::new();
-    // Random games are mostly decided early; keep the balanced positions
-    // (exact score within ±3), the ones a solver is actually asked about.
-    while positions.len() < 20 {
-        let ply = rng.gen_range(16..=24);
-        let mut m = random_moves(&s, &mut rng, ply);
-        m.truncate(ply);
-        let p = s.position(&m).unwrap();
-        if s.solve(&p, None).unwrap().abs() <= 3 {
-            positions.push(m);
-        }
-    }
+/// [`measure_techniques`]' first rows: each technique added in turn.
+fn added_steps() -> Vec<(&'static str, Techniques)> {
     let all = Techniques::ALL;
-    let steps: Vec<(&str, Techniques)> = vec![
+    vec![
         (
             "plain alpha-beta (bitboards, left to right, full window)",
             Techniques::NONE,
@@ -537,6 +537,13 @@ fn measure_techniques() {
         ),
         ("+ mirror symmetry", Techniques { etc: false, ..all }),
         ("+ enhanced transposition cutoffs (everything)", all),
+    ]
+}
+
+/// [`measure_techniques`]' last rows: each technique taken away from all.
+fn taken_away_steps() -> Vec<(&'static str, Techniques)> {
+    let all = Techniques::ALL;
+    vec![
         ("all but symmetry", Techniques { symmetry: false, ..all }),
         (
             "all but enhanced transposition cutoffs",
@@ -578,7 +585,60 @@ fn measure_techniques() {
                 ..all
             },
         ),
-    ];
+        (
+            "all but spoiled-threat order",
+            Techniques {
+                spoil_order: false,
+                ..all
+            },
+        ),
+        (
+            "all but double-threat wins",
+            Techniques {
+                double_threat: false,
+                ..all
+            },
+        ),
+        (
+            "all but root bounds from the table",
+            Techniques {
+                root_bounds: false,
+                ..all
+            },
+        ),
+        (
+            "all + even-empty-cells table",
+            Techniques {
+                even_table: true,
+                ..all
+            },
+        ),
+    ]
+}
+
+/// Node counts per technique on 20 seeded, balanced 6×7 positions of 16 to 24 plies,
+/// each added in turn to plain alpha–beta, then each taken away from the
+/// full set. A position stops at 10^8 nodes (counted as such, and reported).
+/// `cargo test --lib solver::tests::measure_techniques -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn measure_techniques() {
+    let c = BoardConfig::default();
+    let mut s = Solver::new(c, 22).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(2024);
+    let mut positions = Vec::new();
+    // Random games are mostly decided early; keep the balanced positions
+    // (exact score within ±3), the ones a solver is actually asked about.
+    while positions.len() < 20 {
+        let ply = rng.gen_range(16..=24);
+        let mut m = random_moves(&s, &mut rng, ply);
+        m.truncate(ply);
+        let p = s.position(&m).unwrap();
+        if s.solve(&p, None).unwrap().abs() <= 3 {
+            positions.push(m);
+        }
+    }
+    let steps: Vec<(&str, Techniques)> = added_steps().into_iter().chain(taken_away_steps()).collect();
     const CAP: u64 = 100_000_000;
     let mut reference: Vec<Option<i32>> = Vec::new();
     for (name, tech) in steps {
@@ -634,7 +694,8 @@ fn time_hard_positions() {
 /// Times `scores_threaded` on the lines of `SOLVER_LINES` (Pons' notation,
 /// comma-separated; "" is the empty board) with `SOLVER_THREADS` threads and
 /// a table of `2^SOLVER_LOG2` entries; `SOLVER_ETC=0` turns the enhanced
-/// transposition cutoffs off.
+/// transposition cutoffs off; `SOLVER_OFF` and `SOLVER_ON` name switches
+/// of [`Techniques`] to turn off or on (comma-separated).
 #[test]
 #[ignore]
 fn time_lines() {
@@ -645,7 +706,23 @@ fn time_lines() {
     let mut tech = Techniques::ALL;
     tech.etc = var("SOLVER_ETC", "1") == "1";
     tech.aspiration = var("SOLVER_ASP", "1") == "1";
+    for (name, on) in var("SOLVER_OFF", "")
+        .split(',')
+        .map(|n| (n, false))
+        .chain(var("SOLVER_ON", "").split(',').map(|n| (n, true)))
+    {
+        match name {
+            "" => {}
+            "spoil_order" => tech.spoil_order = on,
+            "double_threat" => tech.double_threat = on,
+            "root_bounds" => tech.root_bounds = on,
+            "first_guess" => tech.first_guess = on,
+            "even_table" => tech.even_table = on,
+            other => panic!("no switch {other}"),
+        }
+    }
     s.set_techniques(tech);
+    let (mut all_nodes, all_time) = (0, std::time::Instant::now());
     for line in var("SOLVER_LINES", "44").split(',') {
         s.reset_stats();
         let t = std::time::Instant::now();
@@ -657,5 +734,7 @@ fn time_lines() {
             s.nodes(),
             s.nodes() as f64 / secs / 1e6
         );
+        all_nodes += s.nodes();
     }
+    println!("total: {all_nodes} nodes {:.2} s", all_time.elapsed().as_secs_f64());
 }

@@ -29,8 +29,8 @@ use std::time::Instant;
 pub fn load_positions(a: &AccuracySettings) -> Result<Vec<Labelled>, String> {
     let what = |e: String| format!("`train.eval.accuracy`: {e}");
     let text = std::fs::read_to_string(&a.file).map_err(|e| what(format!("{}: {e}", a.file.display())))?;
-    let sets = parse_sets(&text, &a.file.display().to_string()).map_err(what)?;
-    let order = parse_choice(&a.set).map_err(what)?;
+    let sets = parse_sets(&text, &a.file.display().to_string()).map_err(|e| what(e.into()))?;
+    let order = parse_choice(&a.set).map_err(|e| what(e.into()))?;
     let chosen: Vec<Labelled> = subset(&sets, &order, a.positions as usize)
         .into_iter()
         .cloned()

@@ -1,0 +1,335 @@
+//! The search: the null-window driver over the score range and the
+//! fail-hard negamax under it (see the module doc of `solver` for the
+//! techniques, each a switch of [`Techniques`](super::Techniques)).
+
+use super::position::{Geometry, Pos, MAX_COLS};
+use super::table::Slot;
+use super::{MoveOrder, Solver, ETC_MIN_EMPTY, NO_HI, NO_LO};
+use std::sync::atomic::Ordering::Relaxed;
+
+impl Solver {
+    /// The score, with `self.aborted` set if the budget ran out (the value is
+    /// then meaningless).
+    pub(super) fn solve_inner(&mut self, pos: &Pos) -> i32 {
+        self.solve_from(pos, None)
+    }
+
+    /// [`Solver::solve_inner`] with a first guess of the score: with
+    /// [`Techniques::first_guess`](super::Techniques::first_guess) the probes
+    /// start there (MTD(f)) instead of halving the range.
+    pub(super) fn solve_from(&mut self, pos: &Pos, guess: Option<i32>) -> i32 {
+        let (cells, n) = (self.geo.cells as i32, pos.moves as i32);
+        if pos.can_win_next(&self.geo) {
+            return (cells + 1 - n) / 2;
+        }
+        let mut min = -(cells - n) / 2;
+        let mut max = (cells + 1 - n) / 2;
+        if self.tech.root_bounds && self.tech.table {
+            // What earlier searches proved about this very position (a
+            // column's child is often met inside another column's search)
+            // narrows the range before the first probe.
+            if let Some((lo, hi)) = self.table.get(self.key_of(pos)) {
+                (min, max) = (min.max(lo), max.min(hi));
+            }
+        }
+        if !self.tech.null_window {
+            return self.negamax(pos, min, max);
+        }
+        if let Some(g) = guess.filter(|_| self.tech.first_guess) {
+            return self.mtdf(pos, min, max, g);
+        }
+        if self.tech.aspiration {
+            return self.gallop(pos, min, max);
+        }
+        while min < max {
+            // Probe halfway, but nearer 0 first: most positions are close
+            // to a draw, and probes near 0 are the cheapest.
+            let mut med = min + (max - min) / 2;
+            if med <= 0 && min / 2 < med {
+                med = min / 2;
+            } else if med >= 0 && max / 2 > med {
+                med = max / 2;
+            }
+            let r = self.negamax(pos, med, med + 1);
+            if self.aborted {
+                return 0;
+            }
+            if r <= med {
+                max = r;
+            } else {
+                min = r;
+            }
+        }
+        min
+    }
+
+    /// The score in `[min, max]` by null-window probes, MTD(f) (Plaat et
+    /// al.): each probe asks whether the score reaches the last result, so a
+    /// good guess needs two probes.
+    fn mtdf(&mut self, pos: &Pos, mut min: i32, mut max: i32, guess: i32) -> i32 {
+        let mut g = guess.clamp(min, max);
+        while min < max {
+            let beta = g.max(min + 1).min(max);
+            let r = self.negamax(pos, beta - 1, beta);
+            if self.aborted {
+                return 0;
+            }
+            if r < beta {
+                max = r.max(min);
+            } else {
+                min = r.min(max);
+            }
+            g = r;
+        }
+        min
+    }
+
+    /// The score in `[min, max]` by null-window probes: the first at 0
+    /// (clamped into the range), then outwards from the bound that moved,
+    /// by steps doubling while it keeps moving the same way.
+    fn gallop(&mut self, pos: &Pos, mut min: i32, mut max: i32) -> i32 {
+        if min >= max {
+            return min;
+        }
+        let mut med = 0.clamp(min, max - 1);
+        let (mut step, mut last_up) = (1, None);
+        while min < max {
+            let r = self.negamax(pos, med, med + 1);
+            if self.aborted {
+                return 0;
+            }
+            let up = r > med;
+            if up {
+                min = r;
+            } else {
+                max = r;
+            }
+            step = if last_up == Some(up) { step * 2 } else { 1 };
+            last_up = Some(up);
+            // Up: is the score above min + step - 1? Down: at least
+            // max - step + 1?
+            med = if up { min + step - 1 } else { max - step };
+            med = med.clamp(min, (max - 1).max(min));
+        }
+        min
+    }
+
+    /// The table key of `pos` under the techniques in use.
+    #[inline]
+    pub(super) fn key_of(&self, pos: &Pos) -> u64 {
+        if self.tech.symmetry {
+            pos.symmetric_key()
+        } else {
+            pos.key()
+        }
+    }
+
+    /// Counts a node; true when the search must stop (budget spent, or the
+    /// column cancelled by another thread).
+    #[inline]
+    fn stop(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes >= self.limit {
+            self.aborted = true;
+            return true;
+        }
+        if self.nodes & 4095 == 0 && self.cancel.as_ref().is_some_and(|c| c.load(Relaxed)) {
+            self.aborted = true;
+            self.cancelled = true;
+            return true;
+        }
+        false
+    }
+
+    /// Fail-hard negamax: a result `r <= alpha` means score ≤ r, `r >= beta`
+    /// means score ≥ r, anything between is exact. The side to move must not
+    /// be able to win at once (every caller checks).
+    pub(super) fn negamax(&mut self, pos: &Pos, mut alpha: i32, mut beta: i32) -> i32 {
+        if self.stop() {
+            return 0;
+        }
+        let tech = self.tech;
+        let (cells, n) = (self.geo.cells as i32, pos.moves as i32);
+        let next = if tech.non_losing {
+            let next = pos.non_losing_moves(&self.geo);
+            if next == 0 {
+                // Every move lets the opponent win at once.
+                return -(cells - n) / 2;
+            }
+            if n >= cells - 2 {
+                // Neither of the last two plies can make a line.
+                return 0;
+            }
+            // The opponent cannot win with its next move.
+            alpha = alpha.max(-(cells - 2 - n) / 2);
+            if alpha >= beta {
+                return alpha;
+            }
+            next
+        } else {
+            match pos.possible(&self.geo) {
+                0 => return 0,
+                next => next,
+            }
+        };
+        // We cannot win with this move, so at best with the one after.
+        let mut max = (cells - 1 - n) / 2;
+        let slot = self.table.slot(self.key_of(pos));
+        // With `even_table`, only positions with an even number of empty
+        // cells use the table; the others look their children up instead.
+        let odd = (cells - n) & 1 == 1;
+        let use_table = tech.table && !(tech.even_table && odd);
+        if use_table {
+            if let Some((lo, hi)) = self.table.get_at(slot) {
+                alpha = alpha.max(lo);
+                if alpha >= beta {
+                    return alpha;
+                }
+                max = max.min(hi);
+            }
+        }
+        if beta > max {
+            beta = max;
+            if alpha >= beta {
+                return beta;
+            }
+        }
+        let mut list = [(0u32, 0u32); MAX_COLS];
+        let len = match self.order_moves(pos, next, &mut list) {
+            Some(len) => len,
+            None => {
+                // A move leaves two threats the opponent cannot both stop.
+                if use_table {
+                    self.table.put_at(slot, max, max);
+                }
+                return max;
+            }
+        };
+        let etc_here = if tech.even_table {
+            odd
+        } else {
+            n + ETC_MIN_EMPTY <= cells
+        };
+        if tech.table && tech.etc && etc_here {
+            if let Some(s) = self.etc_cut(pos, &list[..len], beta) {
+                return s;
+            }
+        }
+        let slot = use_table.then_some(slot);
+        self.search_moves(pos, slot, &list[..len], alpha, beta)
+    }
+
+    /// Searches the ordered moves of `pos` in the window and stores the
+    /// result's bound in `slot` (if any).
+    fn search_moves(&mut self, pos: &Pos, slot: Option<Slot>, list: &[(u32, u32)], mut alpha: i32, beta: i32) -> i32 {
+        let tech = self.tech;
+        let (cells, n) = (self.geo.cells as i32, pos.moves as i32);
+        let alpha0 = alpha;
+        for &(col, _) in list {
+            let mut child = *pos;
+            child.play(&self.geo, col);
+            let s = if !tech.non_losing && child.can_win_next(&self.geo) {
+                // Without the non-losing filter the child may win at once,
+                // which negamax must not be asked.
+                -(cells - n) / 2
+            } else {
+                -self.negamax(&child, -beta, -alpha)
+            };
+            if self.aborted {
+                return 0;
+            }
+            if s >= beta {
+                if let Some(slot) = slot {
+                    self.table.put_at(slot, s, NO_HI);
+                }
+                return s;
+            }
+            alpha = alpha.max(s);
+        }
+        if let Some(slot) = slot {
+            // A child inside the window makes alpha exact; else it is only
+            // an upper bound.
+            let lo = if alpha > alpha0 { alpha } else { NO_LO };
+            self.table.put_at(slot, lo, alpha);
+        }
+        alpha
+    }
+
+    /// Fills `list` with the moves of `next` (one bit a column), best first,
+    /// and returns how many; `None` when one of them wins by force (see
+    /// [`Techniques::double_threat`](super::Techniques::double_threat)).
+    #[inline]
+    fn order_moves(&self, pos: &Pos, next: u64, list: &mut [(u32, u32); MAX_COLS]) -> Option<usize> {
+        let g = &self.geo;
+        let tech = self.tech;
+        let scored = tech.order == MoveOrder::CentreThenThreats;
+        let double = tech.double_threat && tech.non_losing;
+        // Own winning cells now: a move right below one lets the opponent
+        // block it by playing on top.
+        let spoil = if tech.spoil_order && scored {
+            g.winning_cells(pos.current, pos.mask) >> 1
+        } else {
+            0
+        };
+        let mut len = 0;
+        for i in 0..g.cols {
+            let col = match tech.order {
+                MoveOrder::LeftToRight => i,
+                _ => g.order[i as usize] as u32,
+            };
+            let mv = next & g.column_mask(col);
+            if mv == 0 {
+                continue;
+            }
+            let score = if scored || double {
+                let wins = g.winning_cells(pos.current | mv, pos.mask | mv);
+                if double && forced_win(g, wins, pos.mask | mv) {
+                    return None;
+                }
+                match (scored, mv & spoil != 0) {
+                    (false, _) => 0,
+                    (true, true) => 0,
+                    (true, false) => wins.count_ones() + 1,
+                }
+            } else {
+                0
+            };
+            // Insertion sort, stable: equal scores keep the centre order.
+            let mut j = len;
+            while j > 0 && list[j - 1].1 < score {
+                list[j] = list[j - 1];
+                j -= 1;
+            }
+            list[j] = (col, score);
+            len += 1;
+        }
+        Some(len)
+    }
+
+    /// Enhanced transposition cutoff: a child whose stored upper bound
+    /// already puts its move at or above beta ends the node without a
+    /// search. Only far from the end, where a saved search is worth the
+    /// extra probes.
+    fn etc_cut(&self, pos: &Pos, list: &[(u32, u32)], beta: i32) -> Option<i32> {
+        for &(col, _) in list {
+            let mut child = *pos;
+            child.play(&self.geo, col);
+            if let Some((_, hi)) = self.table.get(self.key_of(&child)) {
+                if -hi >= beta {
+                    return Some(-hi);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Whether the side that just moved (its pieces' winning cells `wins`,
+/// all pieces `mask`) now wins by force, the opponent being unable to win
+/// at once: two playable winning cells, or one with another of its winning
+/// cells right above (the block makes the second playable).
+#[inline]
+fn forced_win(g: &Geometry, wins: u64, mask: u64) -> bool {
+    let playable = wins & ((mask + g.bottom) & g.board);
+    playable != 0 && (playable & (playable - 1) != 0 || playable & (wins >> 1) != 0)
+}
