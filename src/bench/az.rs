@@ -17,8 +17,8 @@
 
 use crate::az::inference::{Cache, CpuEvaluator, Evaluate, Folded, ParallelCpu, Scratch};
 use crate::az::mcts::{search_batched, NoProver, Tree};
-use crate::bench::error::BenchError;
 use crate::az::network::{Net, NetShape};
+use crate::bench::error::BenchError;
 use crate::game::bitboard::Geometry;
 use crate::game::bitboard::Position;
 use crate::game::openings::parse_move_string;
@@ -235,7 +235,9 @@ fn torch_rates(
         })?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        return Err(BenchError::TorchFailed(err.lines().last().unwrap_or("failed").to_string()));
+        return Err(BenchError::TorchFailed(
+            err.lines().last().unwrap_or("failed").to_string(),
+        ));
     }
     let mut v = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {

@@ -7,10 +7,10 @@
 //! spends its time on, are what `train.optimizer` and `eval` cost.
 
 use crate::az::encode::Sample;
-use crate::bench::error::BenchError;
 use crate::az::inference::{CpuEvaluator, Evaluate, Folded};
 use crate::az::meta::BoardMeta;
 use crate::az::network::{Net, NetShape};
+use crate::bench::error::BenchError;
 use crate::game::bitboard::{with_width, Geometry};
 use crate::game::MAX_SIDE;
 use crate::scenario::Scenario;

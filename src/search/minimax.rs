@@ -469,8 +469,9 @@ impl<B: Bits> Engine<B> {
     }
 
     /// Fail-soft negamax value of the non-terminal node `n` with `depth` ≥ 1
-    /// plies to search. The hot loop: its parts are `#[inline]` helpers so
-    /// that splitting it by job costs nothing (`bench minimax` says so).
+    /// plies to search. The hot loop: its parts are `#[inline(always)]`
+    /// helpers, so the compiled search is the one piece it was before it
+    /// was split by job.
     fn search(&mut self, n: &Node<B>, depth: u32, mut alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
         if depth == 1 {
@@ -510,7 +511,7 @@ impl<B: Bits> Engine<B> {
     /// [`Engine::search`] with one ply left: every move is a leaf, scored
     /// by [`Engine::leaf_value`] without building the child; the table is
     /// not used at this depth.
-    #[inline]
+    #[inline(always)]
     fn search_last_ply(&mut self, n: &Node<B>, beta: i32) -> i32 {
         let mut best = -INF;
         for k in 0..self.order.len() {
@@ -534,7 +535,7 @@ impl<B: Bits> Engine<B> {
     /// move to try first ([`NO_MOVE`] when the table knows none). The move
     /// comes from the same remaining depth, or else from the previous
     /// iteration two plies shallower unless that node failed low.
-    #[inline]
+    #[inline(always)]
     fn probe(&self, n: &Node<B>, idx: usize, depth: u32, alpha: i32, beta: i32) -> ControlFlow<i32, u8> {
         let e = self.tt[idx];
         if e.generation == self.generation && e.mine == n.mine && e.theirs == n.theirs && e.depth as u32 == depth {
@@ -565,7 +566,7 @@ impl<B: Bits> Engine<B> {
     /// The legal moves of `n` and their count, in search order: `tt_move`
     /// first, then by history, then centre-first. A good order makes
     /// alpha–beta prune more; it never changes a value.
-    #[inline]
+    #[inline(always)]
     fn ordered_moves(&self, n: &Node<B>, tt_move: u8) -> ([u8; MAX_SIDE], usize) {
         let mut moves = [0u8; MAX_SIDE];
         let mut keys = [0u32; MAX_SIDE];
@@ -599,7 +600,7 @@ impl<B: Bits> Engine<B> {
 
     /// Stores `n`'s value `best` in slot `idx` with its bound type `flag`
     /// ([`bound`]), so later visits at the same depth can reuse it.
-    #[inline]
+    #[inline(always)]
     fn store(&mut self, idx: usize, n: &Node<B>, depth: u32, best: i32, best_move: u8, flag: u8) {
         self.tt[idx] = Entry {
             mine: n.mine,

@@ -174,7 +174,7 @@ impl Tree {
     /// terminal node, a child never visited, or the first child of a node
     /// expanded on the way. Leaves the walk (root first) in `path` and
     /// returns the last node's index.
-    #[inline]
+    #[inline(always)]
     fn descend<B: Bits>(
         geo: &Geometry<B>,
         nodes: &mut Vec<Node<B>>,
@@ -206,7 +206,7 @@ impl Tree {
     /// Adds every legal child of `cur` to the arena, in a random order, so
     /// that "first unvisited child" is a random untried move; returns the
     /// first child's index.
-    #[inline]
+    #[inline(always)]
     fn expand<B: Bits>(
         geo: &Geometry<B>,
         nodes: &mut Vec<Node<B>>,
@@ -237,7 +237,7 @@ impl Tree {
 
     /// The reward of `leaf` for the side that moved into it: exact for a
     /// terminal node, else one random playout.
-    #[inline]
+    #[inline(always)]
     fn evaluate<B: Bits>(geo: &Geometry<B>, leaf: &Node<B>, rng: &mut ChaCha8Rng) -> f64 {
         match leaf.state {
             State::Won => 1.0,
@@ -249,7 +249,7 @@ impl Tree {
     /// Adds one visit and the reward to every node of `path`, from the leaf
     /// up, flipping the reward at each step: each node holds it for the side
     /// that moved into it.
-    #[inline]
+    #[inline(always)]
     fn backup<B: Bits>(nodes: &mut [Node<B>], path: &[u32], mut reward: f64) {
         for &i in path.iter().rev() {
             let n = &mut nodes[i as usize];
