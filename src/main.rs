@@ -589,6 +589,7 @@ fn bench_train(nets: &[String], board: &str, batch: usize, steps: usize, rounds:
         rounds.max(1),
         &mut std::io::stdout(),
     )
+    .map_err(|e| e.to_string())
 }
 
 /// `--board ROWSxCOLSxWIN` and `--nets BLOCKSxCHANNELS,...` of the AlphaZero benches.

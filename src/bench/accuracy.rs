@@ -29,6 +29,7 @@
 //! shares them.
 
 use crate::actors::mode::ModeError;
+use crate::bench::error::BenchError;
 use crate::game::openings::move_string;
 use crate::game::Board;
 use crate::players::judge::play_all;
@@ -99,9 +100,9 @@ pub struct AccuracyArgs {
 }
 
 /// Reads a sets file, checking its header.
-pub fn load_sets(path: &Path) -> Result<Sets, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(parse_sets(&text, &path.display().to_string())?)
+pub fn load_sets(path: &Path) -> Result<Sets, BenchError> {
+    let text = std::fs::read_to_string(path).map_err(BenchError::file(path))?;
+    parse_sets(&text, &path.display().to_string()).map_err(BenchError::below)
 }
 
 /// Plays one seeded line to `target` plies; `None` when it ends the game
@@ -144,7 +145,7 @@ fn label_all(
     budget: u64,
     table_log2: u32,
     threads: usize,
-) -> Result<Vec<Option<Label>>, String> {
+) -> Result<Vec<Option<Label>>, BenchError> {
     let next = AtomicUsize::new(0);
     let results: Vec<std::sync::Mutex<Option<Label>>> = positions.iter().map(|_| std::sync::Mutex::new(None)).collect();
     let cfg = board();
@@ -193,60 +194,138 @@ pub fn make_sets(
     table_log2: u32,
     threads: usize,
     progress: &mut dyn Write,
-) -> Result<MadeSets, String> {
+) -> Result<MadeSets, BenchError> {
     let started = Instant::now();
-    let cfg = board();
-    let solver = Solver::new(cfg, 1)?;
-    let mut guide = Minimax::new(GUIDE_DEPTH);
-    let mut seen: HashSet<Pos> = HashSet::new();
-    let mut line = 0u64;
-    let mut skipped = 0;
-    let mut no_choice = 0;
+    let mut maker = Maker {
+        solver: Solver::new(board(), 1)?,
+        guide: Minimax::new(GUIDE_DEPTH),
+        seen: HashSet::new(),
+        line: 0,
+        skipped: 0,
+        no_choice: 0,
+        seed,
+        budget,
+        table_log2,
+        threads,
+        started,
+    };
+    let want = per_set * LEVELS.len();
     let mut positions = Vec::new();
-    for (group, (lo, hi)) in groups {
-        let want = per_set * LEVELS.len();
-        let mut done: Vec<(Vec<usize>, u64, Vec<Option<i32>>)> = Vec::new();
+    for &(group, plies) in groups {
+        let kept = maker.group(group, plies, want, progress)?;
+        positions.extend(into_levels(group, kept, want));
+    }
+    let header = sets_header(groups, per_set, seed, budget, maker.skipped, maker.no_choice);
+    Ok(MadeSets {
+        sets: Sets { header, positions },
+        skipped: maker.skipped,
+        no_choice: maker.no_choice,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// A kept position: its moves, the solver's nodes and every column's score.
+type Kept = (Vec<usize>, u64, Vec<Option<i32>>);
+
+/// What [`make_sets`] carries from group to group: the generator, the
+/// positions seen (no position twice in the file, whatever its group), the
+/// seeded line counter and what was dropped.
+struct Maker {
+    /// Only plays moves and spots immediate wins (a 2-entry table).
+    solver: Solver,
+    guide: Minimax,
+    seen: HashSet<Pos>,
+    line: u64,
+    skipped: usize,
+    no_choice: usize,
+    seed: u64,
+    budget: u64,
+    table_log2: u32,
+    threads: usize,
+    started: Instant,
+}
+
+impl Maker {
+    /// `want` labelled positions of `group` with a W/D/L choice: lines are
+    /// played and labelled in batches (labelling is what takes the time,
+    /// and it runs on every thread) until enough are kept.
+    fn group(
+        &mut self,
+        group: &str,
+        (lo, hi): (usize, usize),
+        want: usize,
+        progress: &mut dyn Write,
+    ) -> Result<Vec<Kept>, BenchError> {
+        let mut done: Vec<Kept> = Vec::new();
         while done.len() < want {
-            let mut batch = Vec::new();
-            while batch.len() < want - done.len() {
-                line += 1;
-                let s = derive(seed, line, STREAM_LINE);
-                let target = lo + (s % (hi - lo + 1) as u64) as usize;
-                if let Some((moves, pos)) = play_line(&solver, &mut guide, s, target) {
-                    if seen.insert(pos) {
-                        batch.push((moves, pos));
-                    }
-                }
-            }
-            let labels = label_all(&batch, budget, table_log2, threads)?;
+            let batch = self.new_positions(lo, hi, want - done.len());
+            let labels = label_all(&batch, self.budget, self.table_log2, self.threads)?;
             for ((moves, _), label) in batch.into_iter().zip(labels) {
                 match label {
                     Some((nodes, scores)) if has_choice(&scores) => done.push((moves, nodes, scores)),
-                    Some(_) => no_choice += 1,
-                    None => skipped += 1,
+                    Some(_) => self.no_choice += 1,
+                    None => self.skipped += 1,
                 }
             }
             let _ = writeln!(
                 progress,
-                "{group}: {}/{want} kept, {no_choice} without a W/D/L choice and {skipped} over the budget dropped so far, {:.0} s",
+                "{group}: {}/{want} kept, {} without a W/D/L choice and {} over the budget dropped so far, {:.0} s",
                 done.len(),
-                started.elapsed().as_secs_f64()
+                self.no_choice,
+                self.skipped,
+                self.started.elapsed().as_secs_f64()
             );
         }
-        // Terciles by nodes; ties keep generation order.
-        done.sort_by_key(|(_, nodes, _)| *nodes);
-        for (i, (moves, nodes, scores)) in done.into_iter().enumerate() {
-            let level = LEVELS[(i * LEVELS.len() / want).min(LEVELS.len() - 1)];
-            positions.push(Labelled {
-                set: format!("{group}-{level}"),
-                ply: moves.len(),
-                moves: move_string(&moves, cfg.cols),
-                nodes,
-                scores,
-            });
-        }
+        Ok(done)
     }
-    let header = json!({
+
+    /// `n` positions not seen before, of `lo..=hi` plies, each from the
+    /// next seeded line (the line number, not the batch, fixes its seed, so
+    /// the sets do not depend on the threads).
+    fn new_positions(&mut self, lo: usize, hi: usize, n: usize) -> Vec<(Vec<usize>, Pos)> {
+        let mut batch = Vec::new();
+        while batch.len() < n {
+            self.line += 1;
+            let s = derive(self.seed, self.line, STREAM_LINE);
+            let target = lo + (s % (hi - lo + 1) as u64) as usize;
+            if let Some((moves, pos)) = play_line(&self.solver, &mut self.guide, s, target) {
+                if self.seen.insert(pos) {
+                    batch.push((moves, pos));
+                }
+            }
+        }
+        batch
+    }
+}
+
+/// A group's kept positions as the file's entries, split into terciles
+/// (easy, medium, hard) by the solver's nodes; ties keep generation order.
+fn into_levels(group: &str, mut kept: Vec<Kept>, want: usize) -> impl Iterator<Item = Labelled> + '_ {
+    let cols = board().cols;
+    kept.sort_by_key(|(_, nodes, _)| *nodes);
+    kept.into_iter().enumerate().map(move |(i, (moves, nodes, scores))| {
+        let level = LEVELS[(i * LEVELS.len() / want).min(LEVELS.len() - 1)];
+        Labelled {
+            set: format!("{group}-{level}"),
+            ply: moves.len(),
+            moves: move_string(&moves, cols),
+            nodes,
+            scores,
+        }
+    })
+}
+
+/// The sets file's header: what was made and how, so a reader can tell
+/// two sets files apart and remake one.
+fn sets_header(
+    groups: &[(&str, (usize, usize))],
+    per_set: usize,
+    seed: u64,
+    budget: u64,
+    skipped: usize,
+    no_choice: usize,
+) -> serde_json::Value {
+    json!({
         "format": FORMAT,
         "version": VERSION,
         "board": "6x7x4",
@@ -267,26 +346,20 @@ pub fn make_sets(
         "label_budget_nodes": budget,
         "skipped_over_budget": skipped,
         "dropped_without_choice": no_choice,
-    });
-    Ok(MadeSets {
-        sets: Sets { header, positions },
-        skipped,
-        no_choice,
-        seconds: started.elapsed().as_secs_f64(),
     })
 }
 
 /// Writes a sets file.
-pub fn save_sets(path: &Path, sets: &Sets) -> Result<(), String> {
+pub fn save_sets(path: &Path, sets: &Sets) -> Result<(), BenchError> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(BenchError::file(dir))?;
     }
-    let mut text = serde_json::to_string(&sets.header).map_err(|e| e.to_string())? + "\n";
+    let mut text = serde_json::to_string(&sets.header)? + "\n";
     for p in &sets.positions {
-        text += &serde_json::to_string(p).map_err(|e| e.to_string())?;
+        text += &serde_json::to_string(p)?;
         text.push('\n');
     }
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::write(path, text).map_err(BenchError::file(path))
 }
 
 /// A tally as the JSON report gives it.
@@ -323,8 +396,8 @@ pub fn bench_player(
     positions: &[&Labelled],
     set_order: &[String],
     seed: u64,
-) -> Result<Vec<(String, Tally)>, String> {
-    let verdicts = play_all(strategy, positions, seed)?;
+) -> Result<Vec<(String, Tally)>, BenchError> {
+    let verdicts = play_all(strategy, positions, seed).map_err(BenchError::below)?;
     Ok(tally_by_set(positions, &verdicts, set_order))
 }
 
@@ -333,12 +406,13 @@ pub fn select<'a>(
     sets: &'a Sets,
     only: &[String],
     limit: Option<usize>,
-) -> Result<(Vec<String>, Vec<&'a Labelled>), String> {
+) -> Result<(Vec<String>, Vec<&'a Labelled>), BenchError> {
     let names = set_names();
-    for o in only {
-        if !names.contains(o) {
-            return Err(format!("--only: no set `{o}`; sets: {}", names.join(", ")));
-        }
+    if let Some(o) = only.iter().find(|o| !names.contains(o)) {
+        return Err(BenchError::UnknownSet {
+            name: o.clone(),
+            known: names,
+        });
     }
     let order: Vec<String> = names
         .into_iter()
@@ -423,9 +497,9 @@ type Group = (&'static str, (usize, usize));
 
 /// The groups of `--groups` (all of [`GROUPS`] when empty), in
 /// [`GROUPS`]' order.
-fn chosen_groups(names: &[String]) -> Result<Vec<Group>, String> {
+fn chosen_groups(names: &[String]) -> Result<Vec<Group>, BenchError> {
     if let Some(bad) = names.iter().find(|n| !GROUPS.iter().any(|(g, _)| g == n)) {
-        return Err(format!("no group `{bad}`: the groups are begin, middle, end"));
+        return Err(BenchError::UnknownGroup(bad.clone()));
     }
     Ok(GROUPS
         .into_iter()
@@ -433,46 +507,24 @@ fn chosen_groups(names: &[String]) -> Result<Vec<Group>, String> {
         .collect())
 }
 
+/// Bad input to a bench: exit 2, the message after `error: `.
+fn usage(e: impl std::fmt::Display) -> ModeError {
+    ModeError::Usage(format!("error: {e}").into())
+}
+
+/// A failure while a bench ran: exit 1.
+fn failed(e: impl std::fmt::Display) -> ModeError {
+    ModeError::Failed(e.to_string().into())
+}
+
 /// `c4sim bench accuracy`: bad arguments are [`ModeError::Usage`], a failure
 /// while measuring [`ModeError::Failed`].
 pub fn run(args: &AccuracyArgs) -> Result<(), ModeError> {
-    let usage = |e: String| ModeError::Usage(format!("error: {e}").into());
-    let failed = |e: String| ModeError::Failed(e.into());
     if args.make_sets {
-        let groups = chosen_groups(&args.groups).map_err(usage)?;
-        let made = make_sets(
-            &groups,
-            args.per_set.max(1),
-            args.seed,
-            args.budget,
-            args.table_log2,
-            args.threads,
-            &mut std::io::stderr(),
-        )
-        .map_err(usage)?;
-        save_sets(&args.sets, &made.sets).map_err(failed)?;
-        let mut counts = String::new();
-        for name in set_names() {
-            let n = made.sets.positions.iter().filter(|p| p.set == name).count();
-            if n > 0 {
-                counts += &format!("{name} {n}; ");
-            }
-        }
-        println!(
-            "{}: {} positions ({counts}{} dropped without a W/D/L choice, {} skipped over the budget of {} nodes), \
-             labelled in {:.0} s on {} threads",
-            args.sets.display(),
-            made.sets.positions.len(),
-            made.no_choice,
-            made.skipped,
-            args.budget,
-            made.seconds,
-            args.threads
-        );
-        return Ok(());
+        return run_make_sets(args);
     }
     if args.players.is_empty() {
-        return Err(usage("give at least one --player SPEC (or --make-sets)".into()));
+        return Err(usage(BenchError::NoPlayer));
     }
     let sets = load_sets(&args.sets).map_err(usage)?;
     let (order, mut chosen) = select(&sets, &args.only, args.limit).map_err(usage)?;
@@ -481,9 +533,9 @@ pub fn run(args: &AccuracyArgs) -> Result<(), ModeError> {
     }
     let mut results = Vec::new();
     for spec_text in &args.players {
-        let spec = crate::scenario::parse_player_spec(spec_text).map_err(|e| usage(e.to_string()))?;
-        let mut strategy = build_strategy(&spec, args.seed).map_err(|e| usage(e.to_string()))?;
-        strategy.fits(board()).map_err(|e| usage(e.to_string()))?;
+        let spec = crate::scenario::parse_player_spec(spec_text).map_err(usage)?;
+        let mut strategy = build_strategy(&spec, args.seed).map_err(usage)?;
+        strategy.fits(board()).map_err(usage)?;
         let started = Instant::now();
         let sets = bench_player(strategy.as_mut(), &chosen, &order, args.seed).map_err(failed)?;
         eprintln!(
@@ -501,9 +553,45 @@ pub fn run(args: &AccuracyArgs) -> Result<(), ModeError> {
     print!("{}", markdown(&results, &order));
     if let Some(path) = &args.json {
         let v = to_json(&results, &args.sets, &sets.header, args.seed, args.limit);
-        let text = serde_json::to_string_pretty(&v).map_err(|e| failed(e.to_string()))? + "\n";
-        std::fs::write(path, text).map_err(|e| failed(format!("{}: {e}", path.display())))?;
+        let text = serde_json::to_string_pretty(&v).map_err(failed)? + "\n";
+        std::fs::write(path, text).map_err(|e| failed(BenchError::file(path)(e)))?;
     }
+    Ok(())
+}
+
+/// `c4sim bench accuracy --make-sets`: generates, labels and writes the
+/// sets file, then says how many positions each set got.
+fn run_make_sets(args: &AccuracyArgs) -> Result<(), ModeError> {
+    let groups = chosen_groups(&args.groups).map_err(usage)?;
+    let made = make_sets(
+        &groups,
+        args.per_set.max(1),
+        args.seed,
+        args.budget,
+        args.table_log2,
+        args.threads,
+        &mut std::io::stderr(),
+    )
+    .map_err(usage)?;
+    save_sets(&args.sets, &made.sets).map_err(failed)?;
+    let mut counts = String::new();
+    for name in set_names() {
+        let n = made.sets.positions.iter().filter(|p| p.set == name).count();
+        if n > 0 {
+            counts += &format!("{name} {n}; ");
+        }
+    }
+    println!(
+        "{}: {} positions ({counts}{} dropped without a W/D/L choice, {} skipped over the budget of {} nodes), \
+         labelled in {:.0} s on {} threads",
+        args.sets.display(),
+        made.sets.positions.len(),
+        made.no_choice,
+        made.skipped,
+        args.budget,
+        made.seconds,
+        args.threads
+    );
     Ok(())
 }
 
@@ -529,7 +617,7 @@ mod tests {
         let got = |v: &[&str]| names(v).unwrap().into_iter().map(|(g, _)| g).collect::<Vec<_>>();
         assert_eq!(got(&[]), ["begin", "middle", "end"]);
         assert_eq!(got(&["end", "middle"]), ["middle", "end"]);
-        assert!(names(&["start"]).unwrap_err().contains("no group `start`"));
+        assert!(names(&["start"]).unwrap_err().to_string().contains("no group `start`"));
     }
 
     #[test]

@@ -18,6 +18,7 @@
 use crate::az::inference::{Cache, CpuEvaluator, Evaluate, Folded, ParallelCpu, Scratch};
 use crate::az::mcts::{search_batched, NoProver, Tree};
 use crate::az::network::{Net, NetShape};
+use crate::bench::error::BenchError;
 use crate::game::bitboard::Geometry;
 use crate::game::bitboard::Position;
 use crate::game::openings::parse_move_string;
@@ -85,14 +86,15 @@ fn random_net(board: BoardConfig, blocks: usize, channels: usize) -> std::io::Re
 }
 
 /// Parses `BLOCKSxCHANNELS` (`6x64`).
-pub fn parse_net(s: &str) -> Result<(usize, usize), String> {
+pub fn parse_net(s: &str) -> Result<(usize, usize), BenchError> {
+    let bad = |why| BenchError::NetSize { spec: s.into(), why };
     let (b, c) = s
         .split_once(['x', 'X'])
-        .ok_or_else(|| format!("`{s}`: expected BLOCKSxCHANNELS like 6x64"))?;
-    let b = b.parse().map_err(|_| format!("`{s}`: blocks must be a number"))?;
-    let c: usize = c.parse().map_err(|_| format!("`{s}`: channels must be a number"))?;
+        .ok_or_else(|| bad("expected BLOCKSxCHANNELS like 6x64"))?;
+    let b = b.parse().map_err(|_| bad("blocks must be a number"))?;
+    let c: usize = c.parse().map_err(|_| bad("channels must be a number"))?;
     if c == 0 {
-        return Err(format!("`{s}`: channels must be at least 1"));
+        return Err(bad("channels must be at least 1"));
     }
     Ok((b, c))
 }
@@ -211,7 +213,7 @@ fn torch_rates(
     batches: &[usize],
     rounds: usize,
     min_time: Duration,
-) -> Result<Vec<(usize, f64, f64)>, String> {
+) -> Result<Vec<(usize, f64, f64)>, BenchError> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/torch_inference.py");
     let b: Vec<String> = batches.iter().map(|b| b.to_string()).collect();
     let out = std::process::Command::new(python)
@@ -227,10 +229,15 @@ fn torch_rates(
         .arg("--batches")
         .args(&b)
         .output()
-        .map_err(|e| format!("cannot run {python}: {e}"))?;
+        .map_err(|source| BenchError::TorchStart {
+            python: python.into(),
+            source,
+        })?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        return Err(err.lines().last().unwrap_or("failed").to_string());
+        return Err(BenchError::TorchFailed(
+            err.lines().last().unwrap_or("failed").to_string(),
+        ));
     }
     let mut v = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
@@ -254,29 +261,27 @@ pub fn train_bench(
     steps: usize,
     rounds: usize,
     out: &mut dyn Write,
-) -> Result<(), String> {
+) -> Result<(), BenchError> {
     use candle_core::Tensor;
-    let e = |e: candle_core::Error| e.to_string();
     if std::env::var_os("C4SIM_NO_MALLOPT").is_none() {
         crate::az::tune_allocator();
     }
     writeln!(
         out,
         "training steps on {board} (batch {batch}, steps/s, median of {rounds} rounds of {steps} steps):"
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     for &(blocks, channels) in nets {
         let shape = bench_shape(board, blocks, channels);
         let dev = Device::Cpu;
         let planes = random_planes(&shape, batch, 3);
-        let x = Tensor::from_vec(planes, (batch, board.rows, board.cols, 3), &dev).map_err(e)?;
+        let x = Tensor::from_vec(planes, (batch, board.rows, board.cols, 3), &dev)?;
         let mut pol = vec![0f32; batch * board.cols];
         for i in 0..batch {
             pol[i * board.cols + i % board.cols] = 1.0;
         }
-        let p = Tensor::from_vec(pol, (batch, board.cols), &dev).map_err(e)?;
+        let p = Tensor::from_vec(pol, (batch, board.cols), &dev)?;
         let z: Vec<f32> = (0..batch).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
-        let z = Tensor::from_vec(z, batch, &dev).map_err(e)?;
+        let z = Tensor::from_vec(z, batch, &dev)?;
         let threads = std::env::var("RAYON_NUM_THREADS")
             .ok()
             .and_then(|t| t.parse().ok())
@@ -290,9 +295,9 @@ pub fn train_bench(
             rounds,
         };
         let results = [
-            candle_rate(&work, false).map_err(e)?,
-            candle_rate(&work, true).map_err(e)?,
-            host_rate(&work, threads).map_err(e)?,
+            candle_rate(&work, false)?,
+            candle_rate(&work, true)?,
+            host_rate(&work, threads)?,
         ];
         writeln!(
             out,
@@ -306,8 +311,7 @@ pub fn train_bench(
             results[0].1,
             results[1].1,
             results[2].1
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
     }
     Ok(())
 }
@@ -411,40 +415,8 @@ pub fn selfplay_bench(
     ];
     let mut figures = Vec::new();
     for (label, conc, w) in cases {
-        let cfg = SelfPlayConfig {
-            simulations,
-            c_puct: 2.5,
-            dirichlet_alpha: 0.5,
-            dirichlet_weight: 0.25,
-            root_prior_temperature: 1.0,
-            temperature_moves: 15,
-            full_search_share: 1.0,
-            fast_simulations: simulations,
-            q_weight: 0.0,
-            q_best_child: false,
-            random_opening_plies: 0,
-            random_move_share: 0.0,
-            reply_targets: false,
-            exact_value_nodes: 0,
-            exact_policy_nodes: 0,
-            gumbel: false,
-            forced_playouts: 0.0,
-            concurrent: conc.min((games as usize).div_ceil(w)).max(1),
-            cache_size: 200_000,
-        };
-        let mut times = Vec::new();
-        let mut stats = SelfPlayStats::default();
-        for r in 0..rounds {
-            let mut evals: Vec<Box<dyn Evaluate>> = (0..w)
-                .map(|_| Box::new(CpuEvaluator::new(folded.clone())) as Box<dyn Evaluate>)
-                .collect();
-            let done = AtomicU64::new(0);
-            let t = Instant::now();
-            let (_, s) = play_parallel(&geo, &cfg, &mut evals, games, r as u64, &done);
-            times.push(t.elapsed().as_secs_f64());
-            stats = s;
-        }
-        let seconds = median(&mut times);
+        let cfg = bench_selfplay_config(simulations, conc.min((games as usize).div_ceil(w)).max(1));
+        let (stats, seconds) = time_selfplay(&geo, &cfg, &folded, w, games, rounds);
         let f = SelfPlayFigure {
             label: label.to_string(),
             stats,
@@ -468,6 +440,60 @@ pub fn selfplay_bench(
         figures[2].sims_per_s() / base
     )?;
     Ok(figures)
+}
+
+/// The self-play settings the bench times: full searches of `simulations`
+/// with training's usual noise and temperature, `concurrent` games per
+/// network batch, and none of the options that change the work per move
+/// (exact values, random openings, Gumbel), so figures stay comparable.
+fn bench_selfplay_config(simulations: u32, concurrent: usize) -> SelfPlayConfig {
+    SelfPlayConfig {
+        simulations,
+        c_puct: 2.5,
+        dirichlet_alpha: 0.5,
+        dirichlet_weight: 0.25,
+        root_prior_temperature: 1.0,
+        temperature_moves: 15,
+        full_search_share: 1.0,
+        fast_simulations: simulations,
+        q_weight: 0.0,
+        q_best_child: false,
+        random_opening_plies: 0,
+        random_move_share: 0.0,
+        reply_targets: false,
+        exact_value_nodes: 0,
+        exact_policy_nodes: 0,
+        gumbel: false,
+        forced_playouts: 0.0,
+        concurrent,
+        cache_size: 200_000,
+    }
+}
+
+/// `rounds` timed runs of `games` self-play games on `workers` workers
+/// (round `r` seeded `r`): the last round's statistics and the median
+/// seconds.
+fn time_selfplay(
+    geo: &Geometry<u64>,
+    cfg: &SelfPlayConfig,
+    folded: &Arc<Folded>,
+    workers: usize,
+    games: u64,
+    rounds: usize,
+) -> (SelfPlayStats, f64) {
+    let mut times = Vec::new();
+    let mut stats = SelfPlayStats::default();
+    for r in 0..rounds {
+        let mut evals: Vec<Box<dyn Evaluate>> = (0..workers)
+            .map(|_| Box::new(CpuEvaluator::new(folded.clone())) as Box<dyn Evaluate>)
+            .collect();
+        let done = AtomicU64::new(0);
+        let t = Instant::now();
+        let (_, s) = play_parallel(geo, cfg, &mut evals, games, r as u64, &done);
+        times.push(t.elapsed().as_secs_f64());
+        stats = s;
+    }
+    (stats, median(&mut times))
 }
 
 /// Positions of plies 8 to 14 from games of the shipped model's gauntlet
@@ -494,19 +520,18 @@ pub fn search_bench(
     threads: usize,
     rounds: usize,
     out: &mut dyn Write,
-) -> Result<(), String> {
+) -> Result<(), BenchError> {
     let (meta, net) = model::load_model(model, &Device::Cpu)?;
-    let folded = Arc::new(Folded::from_net(&net).map_err(|e| e.to_string())?);
+    let folded = Arc::new(Folded::from_net(&net)?);
     let cfg = BoardConfig::from(meta.board);
     if cfg.cells() > 64 {
-        return Err("the search bench takes models of boards of up to 64 cells".into());
+        return Err(BenchError::SearchBoard);
     }
     let geo = Geometry::<u64>::new(cfg);
     let positions: Vec<Position<u64>> = SEARCH_POSITIONS
         .iter()
-        .map(|m| Position::from_moves(&geo, &parse_move_string(m, cfg.cols)?))
-        .collect::<Result<_, _>>()?;
-    let w = |e: std::io::Error| e.to_string();
+        .map(|m| Ok(Position::from_moves(&geo, &parse_move_string(m, cfg.cols)?)?))
+        .collect::<Result<_, BenchError>>()?;
     writeln!(
         out,
         "player search with {} (iteration {}), {simulations} simulations per move, {} positions from an empty tree, \
@@ -514,8 +539,7 @@ pub fn search_bench(
         model.display(),
         meta.iteration,
         positions.len()
-    )
-    .map_err(w)?;
+    )?;
     let cases: [(String, usize, usize); 3] = [
         ("one leaf per call, 1 thread".into(), 1, 1),
         (format!("batches of {PLAY_BATCH}, 1 thread"), PLAY_BATCH, 1),
@@ -552,8 +576,7 @@ pub fn search_bench(
             out,
             "  {label:<32} {s:>7.3} s per move  {:>9.0} simulations/s",
             simulations as f64 / s
-        )
-        .map_err(w)?;
+        )?;
         per_move.push(s);
     }
     writeln!(
@@ -561,6 +584,6 @@ pub fn search_bench(
         "  speed-up over one leaf per call: batches on 1 thread {:.2}×, on {threads} threads {:.2}×",
         per_move[0] / per_move[1],
         per_move[0] / per_move[2]
-    )
-    .map_err(w)
+    )?;
+    Ok(())
 }

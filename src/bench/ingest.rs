@@ -10,6 +10,7 @@ use crate::az::encode::Sample;
 use crate::az::inference::{CpuEvaluator, Evaluate, Folded};
 use crate::az::meta::BoardMeta;
 use crate::az::network::{Net, NetShape};
+use crate::bench::error::BenchError;
 use crate::game::bitboard::{with_width, Geometry};
 use crate::game::MAX_SIDE;
 use crate::scenario::Scenario;
@@ -121,24 +122,24 @@ fn shape_of(sc: &Scenario) -> NetShape {
 }
 
 /// One writer process: `files` files into its own folder, each written atomically.
-fn write_as(args: &IngestArgs, dir: &Path, name: &str) -> Result<(), String> {
-    let sc = crate::scenario::load(&args.scenario).map_err(|e| e.to_string())?;
+fn write_as(args: &IngestArgs, dir: &Path, name: &str) -> Result<(), BenchError> {
+    let sc = crate::scenario::load(&args.scenario)?;
     let layout = Layout::new(dir);
-    let run = layout.read_run()?;
+    let run = layout.read_run().map_err(BenchError::below)?;
     for b in 1..=args.files as u64 {
         let batch = synthetic(&run.id, name, b, run.board, shape_of(&sc), args.positions);
         let path = layout.batch_file(name, b);
-        crate::util::write_atomic(&path, &batch.encode()).map_err(|e| format!("{}: {e}", path.display()))?;
+        crate::util::write_atomic(&path, &batch.encode()).map_err(BenchError::file(&path))?;
     }
     Ok(())
 }
 
 /// One worker's self-play rate on one core: positions per second (wall, CPU).
-fn one_worker(args: &IngestArgs, sc: &Scenario) -> Result<(f64, f64, u64), String> {
+fn one_worker(args: &IngestArgs, sc: &Scenario) -> Result<(f64, f64, u64), BenchError> {
     let settings = sc.train.clone().unwrap_or_default();
     let shape = shape_of(sc);
-    let net = Net::new(shape, 7, &candle_core::Device::Cpu).map_err(|e| e.to_string())?;
-    let folded = Arc::new(Folded::from_net(&net).map_err(|e| e.to_string())?);
+    let net = Net::new(shape, 7, &candle_core::Device::Cpu)?;
+    let folded = Arc::new(Folded::from_net(&net)?);
     let cfg = SelfPlayConfig::from_settings(&settings, true, args.games);
     let mut evals: Vec<Box<dyn Evaluate>> = vec![Box::new(CpuEvaluator::new(folded))];
     let done = AtomicU64::new(0);
@@ -157,14 +158,14 @@ struct Round {
     files: u64,
 }
 
-fn round(args: &IngestArgs, sc: &Scenario, seed: u64) -> Result<Round, String> {
+fn round(args: &IngestArgs, sc: &Scenario, seed: u64) -> Result<Round, BenchError> {
     let dir = std::env::temp_dir().join(format!("c4sim-bench-ingest-{}-{seed}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(BenchError::file(&dir))?;
     let layout = Layout::new(&dir);
     let board = BoardMeta::from(sc.board);
-    let run = layout.ensure_run(seed, board)?;
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let run = layout.ensure_run(seed, board).map_err(BenchError::below)?;
+    let exe = std::env::current_exe()?;
     let t0 = Instant::now();
     let children: Vec<std::process::Child> = (0..args.writers)
         .map(|w| {
@@ -181,13 +182,13 @@ fn round(args: &IngestArgs, sc: &Scenario, seed: u64) -> Result<Round, String> {
                 .arg(&dir)
                 .arg(format!("writer{w}"))
                 .spawn()
-                .map_err(|e| format!("cannot start a writer: {e}"))
+                .map_err(BenchError::WriterStart)
         })
         .collect::<Result<_, _>>()?;
     for mut c in children {
-        let status = c.wait().map_err(|e| e.to_string())?;
+        let status = c.wait()?;
         if !status.success() {
-            return Err(format!("a writer failed: {status}"));
+            return Err(BenchError::WriterFailed(status));
         }
     }
     let write_s = t0.elapsed().as_secs_f64();
@@ -209,10 +210,11 @@ fn round(args: &IngestArgs, sc: &Scenario, seed: u64) -> Result<Round, String> {
     let ingest_s = t1.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(&dir);
     if got.files != files || got.rejected > 0 {
-        return Err(format!(
-            "took {} files of {files} ({} set aside)",
-            got.files, got.rejected
-        ));
+        return Err(BenchError::Intake {
+            took: got.files,
+            files,
+            rejected: got.rejected,
+        });
     }
     Ok(Round {
         write_s,
@@ -224,11 +226,11 @@ fn round(args: &IngestArgs, sc: &Scenario, seed: u64) -> Result<Round, String> {
 }
 
 /// `c4sim bench ingest`.
-pub fn run(args: &IngestArgs) -> Result<(), String> {
+pub fn run(args: &IngestArgs) -> Result<(), BenchError> {
     if let [dir, name] = args.write_into.as_slice() {
         return write_as(args, Path::new(dir), name);
     }
-    let sc = crate::scenario::load(&args.scenario).map_err(|e| e.to_string())?;
+    let sc = crate::scenario::load(&args.scenario)?;
     let shape = shape_of(&sc);
     let sims = sc.train.clone().unwrap_or_default().mcts.simulations;
     let (worker_wall, worker_cpu, worker_positions) = one_worker(args, &sc)?;

@@ -12,11 +12,14 @@
 //! | [`ingest`] | a distributed trainer's intake of many workers' files against one worker's output |
 //! | [`supervised`] | a network trained on solver-labelled positions: can its size learn perfect play? (no baseline: a capacity check) |
 //!
+//! Their errors are [`error::BenchError`]: typed, with the texts the
+//! command line prints.
 //!
 //! `bench lobby` lives with the server in `net::bench`.
 
 pub mod accuracy;
 pub mod az;
+pub mod error;
 pub mod ingest;
 pub mod minimax;
 pub mod referee;

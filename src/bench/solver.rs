@@ -195,6 +195,14 @@ pub fn solver_bench(o: &SolverBenchOptions, out: &mut dyn Write) -> io::Result<(
         o.rounds.max(1),
         o.seed
     )?;
+    // One random stream for both tables: the sets' positions depend on
+    // the per-ply table's, as they always have.
+    by_ply(o, &mut solver, &mut rng, out)?;
+    by_set(o, &mut solver, &mut rng, out)
+}
+
+/// The per-ply table: `per_ply` seeded positions at each ply, timed.
+fn by_ply(o: &SolverBenchOptions, solver: &mut Solver, rng: &mut ChaCha8Rng, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(out, "## By ply")?;
     writeln!(out)?;
@@ -204,10 +212,10 @@ pub fn solver_bench(o: &SolverBenchOptions, out: &mut dyn Write) -> io::Result<(
     )?;
     writeln!(out, "|---:|---:|---:|---:|---:|---:|---:|")?;
     for ply in o.min_ply..=o.max_ply {
-        let lines = random_positions(&solver, ply, o.per_ply, &mut rng);
+        let lines = random_positions(solver, ply, o.per_ply, rng);
         let solved: Vec<Solved> = lines
             .iter()
-            .map(|m| time_position(&mut solver, m, o.budget, o.rounds))
+            .map(|m| time_position(solver, m, o.budget, o.rounds))
             .collect();
         let r = row(&solved);
         writeln!(
@@ -219,6 +227,12 @@ pub fn solver_bench(o: &SolverBenchOptions, out: &mut dyn Write) -> io::Result<(
         )?;
         out.flush()?;
     }
+    Ok(())
+}
+
+/// The per-set table: for each of [`SETS`], `set_size` positions labelled
+/// by the solver's nodes and split into easy, medium and hard thirds.
+fn by_set(o: &SolverBenchOptions, solver: &mut Solver, rng: &mut ChaCha8Rng, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(out, "## By set")?;
     writeln!(out)?;
@@ -228,32 +242,14 @@ pub fn solver_bench(o: &SolverBenchOptions, out: &mut dyn Write) -> io::Result<(
     )?;
     writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|")?;
     for (name, lo, hi) in SETS {
-        // Seeded plies spread over the range, then each position labelled
-        // by its node count (one timing each) and split into thirds.
-        let mut lines = Vec::with_capacity(o.set_size);
-        while lines.len() < o.set_size {
-            let ply = rng.gen_range(lo..=hi);
-            for m in random_positions(&solver, ply, 1, &mut rng) {
-                if !lines.contains(&m) {
-                    lines.push(m);
-                }
-            }
-        }
-        let mut labelled: Vec<(Vec<usize>, Solved)> = lines
-            .into_iter()
-            .map(|m| {
-                let s = time_position(&mut solver, &m, o.budget, 1);
-                (m, s)
-            })
-            .collect();
-        labelled.sort_by_key(|(_, s)| s.nodes);
+        let labelled = labelled_set(o, solver, rng, lo, hi);
         let n = labelled.len();
         for (k, part) in ["easy", "medium", "hard"].iter().enumerate() {
             let slice = &labelled[k * n / 3..(k + 1) * n / 3];
             let solved: Vec<Solved> = if o.rounds > 1 {
                 slice
                     .iter()
-                    .map(|(m, _)| time_position(&mut solver, m, o.budget, o.rounds))
+                    .map(|(m, _)| time_position(solver, m, o.budget, o.rounds))
                     .collect()
             } else {
                 slice.iter().map(|(_, s)| *s).collect()
@@ -271,6 +267,36 @@ pub fn solver_bench(o: &SolverBenchOptions, out: &mut dyn Write) -> io::Result<(
         }
     }
     Ok(())
+}
+
+/// `set_size` distinct positions of `lo..=hi` plies (seeded plies spread
+/// over the range), each timed once and sorted by its node count, which is
+/// what splits the set into thirds.
+fn labelled_set(
+    o: &SolverBenchOptions,
+    solver: &mut Solver,
+    rng: &mut ChaCha8Rng,
+    lo: usize,
+    hi: usize,
+) -> Vec<(Vec<usize>, Solved)> {
+    let mut lines = Vec::with_capacity(o.set_size);
+    while lines.len() < o.set_size {
+        let ply = rng.gen_range(lo..=hi);
+        for m in random_positions(solver, ply, 1, rng) {
+            if !lines.contains(&m) {
+                lines.push(m);
+            }
+        }
+    }
+    let mut labelled: Vec<(Vec<usize>, Solved)> = lines
+        .into_iter()
+        .map(|m| {
+            let s = time_position(solver, &m, o.budget, 1);
+            (m, s)
+        })
+        .collect();
+    labelled.sort_by_key(|(_, s)| s.nodes);
+    labelled
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@ use crate::az::inference::{CpuEvaluator, Evaluate, Folded};
 use crate::az::meta::{BoardMeta, Meta, FORMAT, META_FILE, MODEL_FILE, VERSION};
 use crate::az::network::{Net, NetShape};
 use crate::bench::accuracy::load_sets;
+use crate::bench::error::BenchError;
 use crate::game::bitboard::{Geometry, Position};
 use crate::game::openings::parse_move_string;
 use crate::game::BoardConfig;
@@ -123,9 +124,13 @@ pub fn targets(scores: &[Option<i32>], policy: PolicyTarget) -> Option<(Vec<f32>
     Some((p, best.signum() as f32))
 }
 
-fn position(p: &Labelled, geo: &Geometry<u64>) -> Result<Position<u64>, String> {
-    let moves = parse_move_string(&p.moves, geo.cfg.cols).map_err(|e| format!("{}: {e}", p.moves))?;
-    Position::from_moves(geo, &moves).map_err(|e| format!("{}: {e}", p.moves))
+fn position(p: &Labelled, geo: &Geometry<u64>) -> Result<Position<u64>, BenchError> {
+    let at = |source| BenchError::Moves {
+        moves: p.moves.clone(),
+        source,
+    };
+    let moves = parse_move_string(&p.moves, geo.cfg.cols).map_err(at)?;
+    Position::from_moves(geo, &moves).map_err(at)
 }
 
 /// A position and its mirror image share one key (the smaller of the two).
@@ -142,7 +147,7 @@ pub fn training_samples<'a>(
     test: &[Labelled],
     order: &[String],
     policy: PolicyTarget,
-) -> Result<(Vec<Sample>, Vec<&'a Labelled>), String> {
+) -> Result<(Vec<Sample>, Vec<&'a Labelled>), BenchError> {
     let geo = Geometry::<u64>::new(board());
     let mut seen = HashSet::new();
     for p in test {
@@ -177,16 +182,17 @@ pub fn cosine(lr: f64, step: u64, steps: u64) -> f64 {
 }
 
 /// The network alone (1 simulation, as `bench accuracy` asks it) on `positions`.
-fn mistakes(net: &Net, positions: &[&Labelled], seed: u64, threads: usize) -> Result<Tally, String> {
-    let folded = Arc::new(Folded::from_net(net).map_err(|e| e.to_string())?);
-    let evaluator = || -> Result<Box<dyn Evaluate>, String> { Ok(Box::new(CpuEvaluator::new(folded.clone()))) };
-    tally(&evaluator, BoardMeta::from(board()), positions, 1, seed, threads)
+fn mistakes(net: &Net, positions: &[&Labelled], seed: u64, threads: usize) -> Result<Tally, BenchError> {
+    let folded = Arc::new(Folded::from_net(net)?);
+    // The evaluator's error type is the tally's own (it never fails here).
+    let evaluator = &|| Ok(Box::new(CpuEvaluator::new(folded.clone())) as Box<dyn Evaluate>);
+    tally(evaluator, BoardMeta::from(board()), positions, 1, seed, threads).map_err(BenchError::below)
 }
 
 /// Writes the model directory: `model.safetensors`, then `meta.json`.
-fn save(net: &Net, args: &SupervisedArgs, step: u64, samples: usize) -> Result<(), String> {
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    net.save(&args.out.join(MODEL_FILE)).map_err(|e| e.to_string())?;
+fn save(net: &Net, args: &SupervisedArgs, step: u64, samples: usize) -> Result<(), BenchError> {
+    std::fs::create_dir_all(&args.out).map_err(BenchError::file(&args.out))?;
+    net.save(&args.out.join(MODEL_FILE))?;
     let meta = Meta {
         format: FORMAT.into(),
         version: VERSION,
@@ -205,9 +211,9 @@ fn save(net: &Net, args: &SupervisedArgs, step: u64, samples: usize) -> Result<(
         }),
         metrics: Vec::new(),
     };
-    let text = serde_json::to_string_pretty(&meta).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&meta)?;
     let path = args.out.join(META_FILE);
-    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::write(&path, text).map_err(BenchError::file(path))
 }
 
 /// The inputs, read and checked before anything runs.
@@ -219,18 +225,15 @@ struct Inputs {
     read: usize,
 }
 
-fn read_inputs(args: &SupervisedArgs) -> Result<Inputs, String> {
+fn read_inputs(args: &SupervisedArgs) -> Result<Inputs, BenchError> {
     // The arguments first: a bad one is refused before any file is read.
     if args.eval_every == 0 || args.batch_size == 0 {
-        return Err("--eval-every and --batch-size must be at least 1".into());
+        return Err(BenchError::ZeroSteps);
     }
     if !(args.value_weight.is_finite() && args.value_weight >= 0.0) {
-        return Err(format!(
-            "--value-weight must be a number ≥ 0, not {}",
-            args.value_weight
-        ));
+        return Err(BenchError::ValueWeight(args.value_weight));
     }
-    let order = parse_choice(&args.only)?;
+    let order = parse_choice(&args.only).map_err(BenchError::below)?;
     let test_sets = load_sets(&args.sets)?;
     let mut train = Vec::new();
     for f in &args.train {
@@ -238,10 +241,9 @@ fn read_inputs(args: &SupervisedArgs) -> Result<Inputs, String> {
     }
     let (samples, kept) = training_samples(&train, &test_sets.positions, &order, args.policy)?;
     if samples.is_empty() {
-        return Err(format!(
-            "no training position of `{}` in the --train files that is not a test position",
-            args.only
-        ));
+        return Err(BenchError::NoTrainingPosition {
+            only: args.only.clone(),
+        });
     }
     Ok(Inputs {
         samples,
@@ -260,10 +262,12 @@ fn read_inputs(args: &SupervisedArgs) -> Result<Inputs, String> {
 /// [`ModeError::Failed`].
 pub fn run(args: &SupervisedArgs) -> Result<(), ModeError> {
     let inputs = read_inputs(args).map_err(|e| ModeError::Usage(format!("error: {e}").into()))?;
-    train(args, inputs).map_err(|e| ModeError::Failed(e.into()))
+    train(args, inputs).map_err(ModeError::failed)
 }
 
-fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), String> {
+/// Trains on `inputs`, measuring (and writing the model) every
+/// `--eval-every` steps and after the last.
+fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), BenchError> {
     let started = Instant::now();
     let threads = crate::util::threads_or_cores(args.threads);
     let Inputs {
@@ -284,31 +288,7 @@ fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), String> {
     for s in &samples {
         replay.push(*s);
     }
-    let device = Device::Cpu;
-    let net = match &args.init {
-        Some(dir) => {
-            let (meta, net) = load_model(dir, &device).map_err(|e| e.to_string())?;
-            if BoardConfig::from(meta.board) != cfg {
-                return Err(format!(
-                    "{}: a model for {}, not 6×7 (win 4)",
-                    dir.display(),
-                    meta.board
-                ));
-            }
-            net
-        }
-        None => {
-            let shape = NetShape {
-                rows: cfg.rows,
-                cols: cfg.cols,
-                blocks: args.blocks,
-                channels: args.channels,
-                value_hidden: 64,
-                reply_head: false,
-            };
-            Net::new(shape, args.seed, &device).map_err(|e| e.to_string())?
-        }
-    };
+    let net = initial_net(args)?;
     let mut host = HostTrainer::from_net(
         &net,
         &Default::default(),
@@ -316,42 +296,24 @@ fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), String> {
         args.learning_rate as f32,
         args.weight_decay as f32,
         threads,
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     host.value_weight = args.value_weight as f32;
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let mut batch = Batch::default();
-    let mut curve = Vec::new();
+    let mut curve = Curve {
+        started,
+        points: Vec::new(),
+    };
     let (mut pl, mut vl, mut since) = (0f64, 0f64, 0u64);
     println!("| step | policy loss | value loss | training positions alone | test positions alone | s |");
     println!("|---:|---:|---:|---:|---:|---:|");
     for step in 0..=args.steps {
         if step % args.eval_every == 0 || step == args.steps {
-            net.set_from_host(&host.weights()).map_err(|e| e.to_string())?;
-            let on_train = mistakes(&net, &measured, args.seed, threads)?;
-            let on_test = mistakes(&net, &test, args.seed, threads)?;
-            let (p, v) = (pl / since.max(1) as f64, vl / since.max(1) as f64);
-            println!(
-                "| {step} | {p:.3} | {v:.3} | {:.1} ± {:.1}% | {:.1} ± {:.1}% | {:.0} |",
-                100.0 * on_train.mistake_rate(),
-                100.0 * on_train.mistake_se(),
-                100.0 * on_test.mistake_rate(),
-                100.0 * on_test.mistake_se(),
-                started.elapsed().as_secs_f64()
-            );
-            curve.push(json!({
-                "step": step, "policy_loss": p, "value_loss": v,
-                "train_mistake_rate": on_train.mistake_rate(), "train_mistake_se": on_train.mistake_se(),
-                "test_mistake_rate": on_test.mistake_rate(), "test_mistake_se": on_test.mistake_se(),
-                "seconds": started.elapsed().as_secs_f64(),
-            }));
+            net.set_from_host(&host.weights())?;
+            let losses = (pl / since.max(1) as f64, vl / since.max(1) as f64);
+            curve.measure(&net, args, step, losses, (&measured, &test), threads)?;
             save(&net, args, step, samples.len())?;
-            if let Some(path) = &args.json {
-                let doc = json!({"training_positions": samples.len(), "test_positions": test.len(),
-                                 "train_measured": measured.len(), "curve": curve});
-                std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap())
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
-            }
+            curve.write(args, samples.len(), measured.len(), test.len())?;
             (pl, vl, since) = (0.0, 0.0, 0);
         }
         if step == args.steps {
@@ -364,6 +326,86 @@ fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), String> {
     }
     println!("model: {}", args.out.display());
     Ok(())
+}
+
+/// The network trained: `--init`'s model (which must be for 6×7, win 4, the
+/// sets' board) or a new one of `--blocks` × `--channels`.
+fn initial_net(args: &SupervisedArgs) -> Result<Net, BenchError> {
+    let device = Device::Cpu;
+    let cfg = board();
+    match &args.init {
+        Some(dir) => {
+            let (meta, net) = load_model(dir, &device)?;
+            if BoardConfig::from(meta.board) != cfg {
+                return Err(BenchError::ModelBoard {
+                    dir: dir.clone(),
+                    board: meta.board.to_string(),
+                });
+            }
+            Ok(net)
+        }
+        None => {
+            let shape = NetShape {
+                rows: cfg.rows,
+                cols: cfg.cols,
+                blocks: args.blocks,
+                channels: args.channels,
+                value_hidden: 64,
+                reply_head: false,
+            };
+            Ok(Net::new(shape, args.seed, &device)?)
+        }
+    }
+}
+
+/// The learning curve: one point per measurement, printed as a table row
+/// when measured and written whole to `--json` each time (so a long run
+/// that is stopped still leaves its curve).
+struct Curve {
+    started: Instant,
+    points: Vec<serde_json::Value>,
+}
+
+impl Curve {
+    /// Measures the network alone on the `(training, test)` positions at
+    /// `step`, with the mean `(policy, value)` losses since the last point.
+    fn measure(
+        &mut self,
+        net: &Net,
+        args: &SupervisedArgs,
+        step: u64,
+        (p, v): (f64, f64),
+        (measured, test): (&[&Labelled], &[&Labelled]),
+        threads: usize,
+    ) -> Result<(), BenchError> {
+        let on_train = mistakes(net, measured, args.seed, threads)?;
+        let on_test = mistakes(net, test, args.seed, threads)?;
+        println!(
+            "| {step} | {p:.3} | {v:.3} | {:.1} ± {:.1}% | {:.1} ± {:.1}% | {:.0} |",
+            100.0 * on_train.mistake_rate(),
+            100.0 * on_train.mistake_se(),
+            100.0 * on_test.mistake_rate(),
+            100.0 * on_test.mistake_se(),
+            self.started.elapsed().as_secs_f64()
+        );
+        self.points.push(json!({
+            "step": step, "policy_loss": p, "value_loss": v,
+            "train_mistake_rate": on_train.mistake_rate(), "train_mistake_se": on_train.mistake_se(),
+            "test_mistake_rate": on_test.mistake_rate(), "test_mistake_se": on_test.mistake_se(),
+            "seconds": self.started.elapsed().as_secs_f64(),
+        }));
+        Ok(())
+    }
+
+    /// Writes the curve so far to `--json`, if given.
+    fn write(&self, args: &SupervisedArgs, samples: usize, measured: usize, test: usize) -> Result<(), BenchError> {
+        let Some(path) = &args.json else {
+            return Ok(());
+        };
+        let doc = json!({"training_positions": samples, "test_positions": test,
+                         "train_measured": measured, "curve": self.points});
+        std::fs::write(path, serde_json::to_string_pretty(&doc)?).map_err(BenchError::file(path))
+    }
 }
 
 #[cfg(test)]

@@ -72,6 +72,7 @@
 use crate::game::bitboard::{on_width, with_width, Bits, ByWidth, Geometry, PerWidth, Position};
 use crate::game::board::MAX_SIDE;
 use crate::game::{Board, BoardConfig};
+use std::ops::ControlFlow;
 
 /// Score of a won position for the side that made the line.
 pub const WIN: i32 = 1000;
@@ -242,6 +243,20 @@ struct Entry<B: Bits> {
     flag: u8,
     best: u8,
     generation: u8,
+}
+
+/// The bound type of a fail-soft value `best` searched with the window
+/// (`alpha0`, `beta`): at most `alpha0` is an upper bound, at least `beta` a
+/// lower bound, anything between exact.
+#[inline]
+fn bound(best: i32, alpha0: i32, beta: i32) -> u8 {
+    if best <= alpha0 {
+        UPPER
+    } else if best >= beta {
+        LOWER
+    } else {
+        EXACT
+    }
 }
 
 struct Engine<B: Bits> {
@@ -454,41 +469,85 @@ impl<B: Bits> Engine<B> {
     }
 
     /// Fail-soft negamax value of the non-terminal node `n` with `depth` ≥ 1
-    /// plies to search.
+    /// plies to search. The hot loop: its parts are `#[inline(always)]`
+    /// helpers, so the compiled search is the one piece it was before it
+    /// was split by job.
     fn search(&mut self, n: &Node<B>, depth: u32, mut alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
         if depth == 1 {
-            let mut best = -INF;
-            for k in 0..self.order.len() {
-                let c = self.order[k] as usize;
-                if self.legal(n, c) {
-                    self.nodes += 1;
-                    let v = self.leaf_value(n, c);
-                    if v > best {
-                        best = v;
-                        if v >= beta {
-                            break;
-                        }
-                    }
-                }
-            }
-            return best;
+            return self.search_last_ply(n, beta);
         }
         if self.tt.is_empty() {
             self.tt = vec![Entry::default(); 1 << self.tt_log2];
         }
         let idx = self.tt_index(n, depth);
+        let tt_move = match self.probe(n, idx, depth, alpha, beta) {
+            ControlFlow::Break(value) => return value,
+            ControlFlow::Continue(tt_move) => tt_move,
+        };
+        let (moves, count) = self.ordered_moves(n, tt_move);
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_move = moves[0];
+        for &c in &moves[..count] {
+            let v = self.move_value(n, c as usize, depth - 1, alpha, beta);
+            if v > best {
+                best = v;
+                best_move = c;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        let cell = self.cell(n, c as usize);
+                        self.history[cell] = self.history[cell].saturating_add(depth * depth);
+                        break;
+                    }
+                }
+            }
+        }
+        self.store(idx, n, depth, best, best_move, bound(best, alpha0, beta));
+        best
+    }
+
+    /// [`Engine::search`] with one ply left: every move is a leaf, scored
+    /// by [`Engine::leaf_value`] without building the child; the table is
+    /// not used at this depth.
+    #[inline(always)]
+    fn search_last_ply(&mut self, n: &Node<B>, beta: i32) -> i32 {
+        let mut best = -INF;
+        for k in 0..self.order.len() {
+            let c = self.order[k] as usize;
+            if self.legal(n, c) {
+                self.nodes += 1;
+                let v = self.leaf_value(n, c);
+                if v > best {
+                    best = v;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// Looks `n` up in slot `idx` of the table: `Break(value)` when the
+    /// stored bound already decides the node, else `Continue(move)` with the
+    /// move to try first ([`NO_MOVE`] when the table knows none). The move
+    /// comes from the same remaining depth, or else from the previous
+    /// iteration two plies shallower unless that node failed low.
+    #[inline(always)]
+    fn probe(&self, n: &Node<B>, idx: usize, depth: u32, alpha: i32, beta: i32) -> ControlFlow<i32, u8> {
         let e = self.tt[idx];
-        let mut tt_move = NO_MOVE;
         if e.generation == self.generation && e.mine == n.mine && e.theirs == n.theirs && e.depth as u32 == depth {
             match e.flag {
-                EXACT => return e.value,
-                LOWER if e.value >= beta => return e.value,
-                UPPER if e.value <= alpha => return e.value,
+                EXACT => return ControlFlow::Break(e.value),
+                LOWER if e.value >= beta => return ControlFlow::Break(e.value),
+                UPPER if e.value <= alpha => return ControlFlow::Break(e.value),
                 _ => {}
             }
-            tt_move = e.best;
-        } else if depth >= 4 {
+            return ControlFlow::Continue(e.best);
+        }
+        if depth >= 4 {
             // The previous iteration searched this position two plies
             // shallower: its best move is a good first guess.
             let e = self.tt[self.tt_index(n, depth - 2)];
@@ -498,10 +557,17 @@ impl<B: Bits> Engine<B> {
                 && e.depth as u32 == depth - 2
                 && e.flag != UPPER
             {
-                tt_move = e.best;
+                return ControlFlow::Continue(e.best);
             }
         }
-        // Move order: table move, then by history, then centre-first.
+        ControlFlow::Continue(NO_MOVE)
+    }
+
+    /// The legal moves of `n` and their count, in search order: `tt_move`
+    /// first, then by history, then centre-first. A good order makes
+    /// alpha–beta prune more; it never changes a value.
+    #[inline(always)]
+    fn ordered_moves(&self, n: &Node<B>, tt_move: u8) -> ([u8; MAX_SIDE], usize) {
         let mut moves = [0u8; MAX_SIDE];
         let mut keys = [0u32; MAX_SIDE];
         let mut count = 0;
@@ -529,31 +595,13 @@ impl<B: Bits> Engine<B> {
             moves[b] = m;
             keys[b] = k;
         }
-        let alpha0 = alpha;
-        let mut best = -INF;
-        let mut best_move = moves[0];
-        for &c in &moves[..count] {
-            let v = self.move_value(n, c as usize, depth - 1, alpha, beta);
-            if v > best {
-                best = v;
-                best_move = c;
-                if v > alpha {
-                    alpha = v;
-                    if v >= beta {
-                        let cell = self.cell(n, c as usize);
-                        self.history[cell] = self.history[cell].saturating_add(depth * depth);
-                        break;
-                    }
-                }
-            }
-        }
-        let flag = if best <= alpha0 {
-            UPPER
-        } else if best >= beta {
-            LOWER
-        } else {
-            EXACT
-        };
+        (moves, count)
+    }
+
+    /// Stores `n`'s value `best` in slot `idx` with its bound type `flag`
+    /// ([`bound`]), so later visits at the same depth can reuse it.
+    #[inline(always)]
+    fn store(&mut self, idx: usize, n: &Node<B>, depth: u32, best: i32, best_move: u8, flag: u8) {
         self.tt[idx] = Entry {
             mine: n.mine,
             theirs: n.theirs,
@@ -563,7 +611,6 @@ impl<B: Bits> Engine<B> {
             best: best_move,
             generation: self.generation,
         };
-        best
     }
 
     fn choose(&mut self, board: &Board, to_move: usize, depth: u32) -> (usize, i32) {

@@ -121,11 +121,29 @@ struct Node<B: Bits> {
     value: f64,
 }
 
+impl<B: Bits> Node<B> {
+    /// A node not yet expanded nor visited: `pos` after the move `col`,
+    /// which left the game in `state`.
+    fn leaf(pos: Position<B>, col: u8, state: State) -> Self {
+        Node {
+            pos,
+            first: 0,
+            count: 0,
+            expanded: false,
+            col,
+            state,
+            visits: 0,
+            value: 0.0,
+        }
+    }
+}
+
 struct Tree;
 
 impl Tree {
     /// Runs `sims` simulations from `root`; returns the root's child visit
-    /// counts per column.
+    /// counts per column. Each simulation is [`Tree::descend`], then the
+    /// leaf's reward ([`Tree::evaluate`]), then [`Tree::backup`].
     fn search<B: Bits>(
         geo: &Geometry<B>,
         root: Position<B>,
@@ -136,78 +154,13 @@ impl Tree {
         let cols = geo.cfg.cols;
         // About one expansion (cols children) per simulation.
         let mut nodes: Vec<Node<B>> = Vec::with_capacity((sims as usize * cols + 1).min(1 << 22));
-        nodes.push(Node {
-            pos: root,
-            first: 0,
-            count: 0,
-            expanded: false,
-            col: 0,
-            state: State::Ongoing,
-            visits: 0,
-            value: 0.0,
-        });
+        nodes.push(Node::leaf(root, 0, State::Ongoing));
         let mut path: Vec<u32> = Vec::with_capacity(64);
         let mut order: Vec<usize> = Vec::with_capacity(cols);
         for _ in 0..sims {
-            path.clear();
-            path.push(0);
-            let mut cur = 0usize;
-            loop {
-                if nodes[cur].state != State::Ongoing {
-                    break;
-                }
-                if !nodes[cur].expanded {
-                    // Expand: every legal child, in a random order, so that
-                    // "first unvisited child" is a random untried move.
-                    let pos = nodes[cur].pos;
-                    order.clear();
-                    order.extend((0..cols).filter(|&col| pos.is_legal(geo, col)));
-                    order.shuffle(rng);
-                    let first = nodes.len() as u32;
-                    for &col in &order {
-                        let (child, status) = pos.play(geo, col);
-                        let state = match status {
-                            Status::Ongoing => State::Ongoing,
-                            Status::Won => State::Won,
-                            Status::Draw => State::Draw,
-                        };
-                        nodes.push(Node {
-                            pos: child,
-                            first: 0,
-                            count: 0,
-                            expanded: false,
-                            col: col as u8,
-                            state,
-                            visits: 0,
-                            value: 0.0,
-                        });
-                    }
-                    let n = &mut nodes[cur];
-                    n.first = first;
-                    n.count = order.len() as u8;
-                    n.expanded = true;
-                    cur = first as usize;
-                    path.push(cur as u32);
-                    break;
-                }
-                cur = Self::select(&nodes, cur, c);
-                path.push(cur as u32);
-                if nodes[cur].visits == 0 {
-                    break;
-                }
-            }
-            let leaf = &nodes[cur];
-            let mut reward = match leaf.state {
-                State::Won => 1.0,
-                State::Draw => 0.5,
-                State::Ongoing => Self::playout(geo, leaf.pos, rng),
-            };
-            for &i in path.iter().rev() {
-                let n = &mut nodes[i as usize];
-                n.visits += 1;
-                n.value += reward;
-                reward = 1.0 - reward;
-            }
+            let leaf = Self::descend(geo, &mut nodes, &mut path, &mut order, c, rng);
+            let reward = Self::evaluate(geo, &nodes[leaf], rng);
+            Self::backup(&mut nodes, &path, reward);
         }
         let mut visits = vec![None; cols];
         let root = &nodes[0];
@@ -215,6 +168,95 @@ impl Tree {
             visits[n.col as usize] = Some(n.visits);
         }
         visits
+    }
+
+    /// Walks from the root by UCB1 to the node this simulation scores: a
+    /// terminal node, a child never visited, or the first child of a node
+    /// expanded on the way. Leaves the walk (root first) in `path` and
+    /// returns the last node's index.
+    #[inline(always)]
+    fn descend<B: Bits>(
+        geo: &Geometry<B>,
+        nodes: &mut Vec<Node<B>>,
+        path: &mut Vec<u32>,
+        order: &mut Vec<usize>,
+        c: f64,
+        rng: &mut ChaCha8Rng,
+    ) -> usize {
+        path.clear();
+        path.push(0);
+        let mut cur = 0usize;
+        loop {
+            if nodes[cur].state != State::Ongoing {
+                return cur;
+            }
+            if !nodes[cur].expanded {
+                cur = Self::expand(geo, nodes, cur, order, rng);
+                path.push(cur as u32);
+                return cur;
+            }
+            cur = Self::select(nodes, cur, c);
+            path.push(cur as u32);
+            if nodes[cur].visits == 0 {
+                return cur;
+            }
+        }
+    }
+
+    /// Adds every legal child of `cur` to the arena, in a random order, so
+    /// that "first unvisited child" is a random untried move; returns the
+    /// first child's index.
+    #[inline(always)]
+    fn expand<B: Bits>(
+        geo: &Geometry<B>,
+        nodes: &mut Vec<Node<B>>,
+        cur: usize,
+        order: &mut Vec<usize>,
+        rng: &mut ChaCha8Rng,
+    ) -> usize {
+        let pos = nodes[cur].pos;
+        order.clear();
+        order.extend((0..geo.cfg.cols).filter(|&col| pos.is_legal(geo, col)));
+        order.shuffle(rng);
+        let first = nodes.len() as u32;
+        for &col in order.iter() {
+            let (child, status) = pos.play(geo, col);
+            let state = match status {
+                Status::Ongoing => State::Ongoing,
+                Status::Won => State::Won,
+                Status::Draw => State::Draw,
+            };
+            nodes.push(Node::leaf(child, col as u8, state));
+        }
+        let n = &mut nodes[cur];
+        n.first = first;
+        n.count = order.len() as u8;
+        n.expanded = true;
+        first as usize
+    }
+
+    /// The reward of `leaf` for the side that moved into it: exact for a
+    /// terminal node, else one random playout.
+    #[inline(always)]
+    fn evaluate<B: Bits>(geo: &Geometry<B>, leaf: &Node<B>, rng: &mut ChaCha8Rng) -> f64 {
+        match leaf.state {
+            State::Won => 1.0,
+            State::Draw => 0.5,
+            State::Ongoing => Self::playout(geo, leaf.pos, rng),
+        }
+    }
+
+    /// Adds one visit and the reward to every node of `path`, from the leaf
+    /// up, flipping the reward at each step: each node holds it for the side
+    /// that moved into it.
+    #[inline(always)]
+    fn backup<B: Bits>(nodes: &mut [Node<B>], path: &[u32], mut reward: f64) {
+        for &i in path.iter().rev() {
+            let n = &mut nodes[i as usize];
+            n.visits += 1;
+            n.value += reward;
+            reward = 1.0 - reward;
+        }
     }
 
     /// UCB1 choice among the children of an expanded node; an unvisited
