@@ -164,11 +164,13 @@ mod tests {
         // Red (to move) has three in the bottom row: column 4 wins at once.
         let a = analyze(&small(), cfg, "1122334").unwrap_err();
         assert!(matches!(a, Refused::Position(_)), "a finished game is not a position");
-        // Early (ply 6): the winning column is known at once, the others
-        // not within the budget, and the answer says so.
-        let a = analyze(&small(), cfg, "112233").unwrap();
+        // A winning column is known at once.
+        let a = analyze(&small(), cfg, "434543").unwrap();
         assert_eq!(a["scores"][3], 18);
         assert_eq!(a["words"][3], "wins in 1");
+        // Early (ply 2, no book here): not every column within the budget,
+        // and the answer says so.
+        let a = analyze(&small(), cfg, "44").unwrap();
         assert_eq!(a["proven"], false);
         // Later (ply 14, one of the solver's published positions): all
         // seven, as the solver gives them without a budget.
