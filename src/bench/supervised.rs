@@ -180,7 +180,14 @@ pub fn cosine(lr: f64, step: u64, steps: u64) -> f64 {
 fn mistakes(net: &Net, positions: &[&Labelled], seed: u64, threads: usize) -> Result<Tally, String> {
     let folded = Arc::new(Folded::from_net(net).map_err(|e| e.to_string())?);
     let evaluator = || -> Result<Box<dyn Evaluate>, String> { Ok(Box::new(CpuEvaluator::new(folded.clone()))) };
-    tally(&evaluator, BoardMeta::from(board()), positions, 1, seed, threads)
+    Ok(tally(
+        &evaluator,
+        BoardMeta::from(board()),
+        positions,
+        1,
+        seed,
+        threads,
+    )?)
 }
 
 /// Writes the model directory: `model.safetensors`, then `meta.json`.
