@@ -520,18 +520,11 @@ impl HostTrainer {
         // Policy head backward; the reply head's gradient joins the policy
         // FC's in the shared features.
         let mut dp = vec![0f32; n * pin];
-        let policy_fc = ("policy.fc.w", "policy.fc.b");
-        self.dense_backward(
-            &pc.out,
-            &dlogits,
-            (n, pin, cols),
-            policy_fc,
-            (&mut dp, false),
-            &mut grads,
-        );
+        let (dims, policy_fc) = ((n, pin, cols), ("policy.fc.w", "policy.fc.b"));
+        self.dense_backward(&pc.out, &dlogits, dims, policy_fc, (&mut dp, false), &mut grads);
         if let Some((_, drl)) = &reply_grad {
             let reply_fc = (REPLY_FC_W, REPLY_FC_B);
-            self.dense_backward(&pc.out, drl, (n, pin, cols), reply_fc, (&mut dp, true), &mut grads);
+            self.dense_backward(&pc.out, drl, dims, reply_fc, (&mut dp, true), &mut grads);
         }
         relu_back(&mut dp, &pc.out);
         let (pg, dtrunk_p) = self.layers[nl - 2].1.backward(&pc, &dp, n, h, w, true, th);
