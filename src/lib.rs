@@ -7,7 +7,6 @@ pub mod actors;
 pub mod analyze;
 pub mod az;
 pub mod bench;
-pub mod book;
 pub mod events;
 pub mod game;
 pub mod net;

@@ -135,7 +135,7 @@ fn training_accuracy_agrees_with_bench_accuracy_on_the_shipped_model() {
     let owned: Vec<_> = chosen.iter().map(|p| (*p).clone()).collect();
     let (meta, net) = load_model(&model, &candle_core::Device::Cpu).unwrap();
     let folded = Arc::new(Folded::from_net(&net).unwrap());
-    let make = || Ok(Box::new(ParallelCpu::new(folded.clone(), 1)) as Box<dyn Evaluate>);
+    let make = || Ok::<_, std::convert::Infallible>(Box::new(ParallelCpu::new(folded.clone(), 1)) as Box<dyn Evaluate>);
     let t = std::time::Instant::now();
     let trained = c4sim::train::eval_accuracy::measure(&make, meta.board, &owned, 100, 1, 2).unwrap();
     eprintln!("eval.accuracy: {:.1} s", t.elapsed().as_secs_f64());

@@ -3,6 +3,31 @@
 
 use candle_core::Device;
 
+/// Why `device:` names no usable backend. The texts are what a person
+/// reads at the top of a failed run.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    /// A backend this binary was compiled without (`--features cuda` / `metal`).
+    #[error("device `{name}`: this c4sim was built without {label}; rebuild with `--features {name}`")]
+    NotBuilt { name: &'static str, label: &'static str },
+    /// Compiled in, but no GPU could be opened; `why` is the first line of
+    /// candle's error (or of the panic the CUDA loader raised).
+    #[error("device `cuda`: no CUDA GPU could be opened ({why}); `device: auto` uses the CPU when there is none")]
+    NoCuda { why: String },
+    #[error("device `metal`: {0}")]
+    Metal(#[source] candle_core::Error),
+    #[error("unknown device `{0}`; allowed: auto, cpu, cuda, metal")]
+    Unknown(String),
+}
+
+/// Transitional: callers outside `az` whose errors are still text keep
+/// compiling with `?`.
+impl From<DeviceError> for String {
+    fn from(e: DeviceError) -> String {
+        e.to_string()
+    }
+}
+
 /// The first line of an error: candle's errors can carry a whole
 /// backtrace, which is not what a person asked for.
 fn first_line(e: &dyn std::fmt::Display) -> String {
@@ -12,40 +37,44 @@ fn first_line(e: &dyn std::fmt::Display) -> String {
 /// GPU 0 of CUDA, as one clear line when there is none. The CUDA libraries
 /// are loaded at run time, and a machine without the driver may panic
 /// there rather than return an error: caught, and said in the same words.
-fn open_cuda() -> Result<Device, String> {
+fn open_cuda() -> Result<Device, DeviceError> {
     let quiet = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let opened = std::panic::catch_unwind(|| Device::new_cuda(0));
     std::panic::set_hook(quiet);
-    match opened {
-        Ok(Ok(d)) => Ok(d),
-        Ok(Err(e)) => Err(first_line(&e)),
-        Err(p) => Err(p
+    let why = match opened {
+        Ok(Ok(d)) => return Ok(d),
+        Ok(Err(e)) => first_line(&e),
+        Err(p) => p
             .downcast_ref::<String>()
             .map(|s| first_line(s))
             .or_else(|| p.downcast_ref::<&str>().map(|s| first_line(s)))
-            .unwrap_or_else(|| "the CUDA libraries could not be loaded".into())),
-    }
+            .unwrap_or_else(|| "the CUDA libraries could not be loaded".into()),
+    };
+    Err(DeviceError::NoCuda { why })
 }
 
-pub fn resolve_device(name: &str) -> Result<Device, String> {
+/// The backend `device:` names; `auto` falls back to the CPU.
+pub fn resolve_device(name: &str) -> Result<Device, DeviceError> {
     match name {
         "cpu" => Ok(Device::Cpu),
         "cuda" => {
             if !cfg!(feature = "cuda") {
-                return Err("device `cuda`: this c4sim was built without CUDA; rebuild with `--features cuda`".into());
+                return Err(DeviceError::NotBuilt {
+                    name: "cuda",
+                    label: "CUDA",
+                });
             }
-            open_cuda().map_err(|why| {
-                format!("device `cuda`: no CUDA GPU could be opened ({why}); `device: auto` uses the CPU when there is none")
-            })
+            open_cuda()
         }
         "metal" => {
             if !cfg!(feature = "metal") {
-                return Err(
-                    "device `metal`: this c4sim was built without Metal; rebuild with `--features metal`".into(),
-                );
+                return Err(DeviceError::NotBuilt {
+                    name: "metal",
+                    label: "Metal",
+                });
             }
-            Device::new_metal(0).map_err(|e| format!("device `metal`: {e}"))
+            Device::new_metal(0).map_err(DeviceError::Metal)
         }
         "auto" => {
             if candle_core::utils::cuda_is_available() {
@@ -60,7 +89,7 @@ pub fn resolve_device(name: &str) -> Result<Device, String> {
             }
             Ok(Device::Cpu)
         }
-        other => Err(format!("unknown device `{other}`; allowed: auto, cpu, cuda, metal")),
+        other => Err(DeviceError::Unknown(other.to_string())),
     }
 }
 
@@ -83,8 +112,14 @@ mod tests {
         let auto = resolve_device("auto").unwrap();
         if !cfg!(any(feature = "cuda", feature = "metal")) {
             assert!(auto.is_cpu());
-            assert!(resolve_device("cuda").unwrap_err().contains("--features cuda"));
-            assert!(resolve_device("metal").unwrap_err().contains("--features metal"));
+            assert!(resolve_device("cuda")
+                .unwrap_err()
+                .to_string()
+                .contains("--features cuda"));
+            assert!(resolve_device("metal")
+                .unwrap_err()
+                .to_string()
+                .contains("--features metal"));
         }
         assert!(resolve_device("tpu").is_err());
     }

@@ -257,6 +257,13 @@ fn softmax_xent(logits: &[f32], targets: &[f32], cols: usize, weight: f32, div: 
     (loss, d)
 }
 
+/// A conv layer's gradients into `grads` under the layer's names.
+fn put_layer(grads: &mut HashMap<String, Vec<f32>>, name: &str, lg: LayerGrad) {
+    grads.insert(format!("{name}.w"), lg.w);
+    grads.insert(format!("{name}.gamma"), lg.gamma);
+    grads.insert(format!("{name}.beta"), lg.beta);
+}
+
 /// Zeroes `d` where the activation `out` was clipped by ReLU.
 fn relu_back(d: &mut [f32], out: &[f32]) {
     for (g, o) in d.iter_mut().zip(out) {
@@ -461,7 +468,8 @@ impl HostTrainer {
     /// training forward does. The reply head is in the loss when there is
     /// one and the batch has a reply target; otherwise its tensors get no
     /// gradient (and no step, as in candle, where they are then outside
-    /// the loss's graph).
+    /// the loss's graph). Layer by layer: the tower forward, each head
+    /// forward, the losses, each head backward, the tower backward.
     pub fn gradients(
         &mut self,
         planes: &[f32],
@@ -471,12 +479,81 @@ impl HostTrainer {
         n: usize,
     ) -> (StepLoss, HashMap<String, Vec<f32>>) {
         let (h, w, cols) = (self.shape.rows, self.shape.cols, self.shape.cols);
-        let hw = h * w;
-        let th = self.threads;
-        let nl = self.layers.len();
+        let (hw, th, nl) = (h * w, self.threads, self.layers.len());
+        let (caches, block_out, trunk) = self.tower_forward(planes, n);
+        // Policy head, and the reply head on the same features.
+        let mut pc = self.layers[nl - 2].1.forward(&trunk, n, h, w, th);
+        relu_inplace(&mut pc.out);
+        let pin = POLICY_FILTERS * hw;
+        let logits = self.dense_forward(&pc.out, n, pin, cols, "policy.fc.w", "policy.fc.b");
+        let reply = reply.filter(|r| self.shape.reply_head && r.iter().any(|&x| x != 0.0));
+        let reply_logits = reply.map(|_| self.dense_forward(&pc.out, n, pin, cols, REPLY_FC_W, REPLY_FC_B));
+        // Value head.
+        let mut vc = self.layers[nl - 1].1.forward(&trunk, n, h, w, th);
+        relu_inplace(&mut vc.out);
+        let vh = self.shape.value_hidden;
+        let mut hid = self.dense_forward(&vc.out, n, hw, vh, "value.fc1.w", "value.fc1.b");
+        relu_inplace(&mut hid);
+        let w2 = &self.fc["value.fc2.w"];
+        let b2 = self.fc["value.fc2.b"][0];
+        let vout: Vec<f32> = hid
+            .chunks(vh)
+            .map(|r| (r.iter().zip(w2).map(|(a, b)| a * b).sum::<f32>() + b2).tanh())
+            .collect();
+
+        // Losses and their gradients.
+        let nf = n as f32;
+        let (pl, dlogits) = softmax_xent(&logits, policy, cols, 1.0, nf);
+        let reply_grad = reply.zip(reply_logits).map(|(targets, rl)| {
+            let (sum, d) = softmax_xent(&rl, targets, cols, self.reply_weight, nf);
+            let with_target = targets.chunks(cols).filter(|t| t.iter().sum::<f32>() > 0.0).count();
+            ((sum / with_target.max(1) as f64) as f32, d)
+        });
+        let (vl, dz) = self.value_loss(&vout, value);
+        let loss = StepLoss {
+            policy: (pl / n as f64) as f32,
+            value: (vl / n as f64) as f32,
+            reply: reply_grad.as_ref().map(|(l, _)| *l),
+        };
+        let mut grads: HashMap<String, Vec<f32>> = HashMap::new();
+
+        // Policy head backward; the reply head's gradient joins the policy
+        // FC's in the shared features.
+        let mut dp = vec![0f32; n * pin];
+        let (dims, policy_fc) = ((n, pin, cols), ("policy.fc.w", "policy.fc.b"));
+        self.dense_backward(&pc.out, &dlogits, dims, policy_fc, (&mut dp, false), &mut grads);
+        if let Some((_, drl)) = &reply_grad {
+            let reply_fc = (REPLY_FC_W, REPLY_FC_B);
+            self.dense_backward(&pc.out, drl, dims, reply_fc, (&mut dp, true), &mut grads);
+        }
+        relu_back(&mut dp, &pc.out);
+        let (pg, dtrunk_p) = self.layers[nl - 2].1.backward(&pc, &dp, n, h, w, true, th);
+        // Value head backward.
+        let dhid = self.value_fc2_backward(&hid, &dz, &mut grads);
+        let mut dv = vec![0f32; n * hw];
+        let value_fc = ("value.fc1.w", "value.fc1.b");
+        self.dense_backward(&vc.out, &dhid, (n, hw, vh), value_fc, (&mut dv, false), &mut grads);
+        relu_back(&mut dv, &vc.out);
+        let (vg, dtrunk_v) = self.layers[nl - 1].1.backward(&vc, &dv, n, h, w, true, th);
+        let dx: Vec<f32> = dtrunk_p
+            .expect("asked")
+            .iter()
+            .zip(dtrunk_v.expect("asked"))
+            .map(|(a, b)| a + b)
+            .collect();
+        put_layer(&mut grads, &self.layers[nl - 2].0, pg);
+        put_layer(&mut grads, &self.layers[nl - 1].0, vg);
+        self.tower_backward(&caches, &block_out, dx, n, &mut grads);
+        (loss, grads)
+    }
+
+    /// The tower forward: the stem, then each residual block (two convs,
+    /// the skip added before the second ReLU). Returns every conv's cache
+    /// (stem first), each block's output after its ReLU, and the trunk.
+    fn tower_forward(&mut self, planes: &[f32], n: usize) -> (Vec<LayerCache>, Vec<Vec<f32>>, Vec<f32>) {
+        let (h, w, th) = (self.shape.rows, self.shape.cols, self.threads);
         let blocks = self.shape.blocks;
-        // Forward through the tower.
-        let mut caches: Vec<LayerCache> = Vec::with_capacity(nl);
+        let mut caches: Vec<LayerCache> = Vec::with_capacity(self.layers.len());
         let mut c0 = self.layers[0].1.forward(planes, n, h, w, th);
         relu_inplace(&mut c0.out);
         let mut x = c0.out.clone();
@@ -496,209 +573,22 @@ impl HostTrainer {
             caches.push(c2);
             block_out.push(x.clone());
         }
-        let trunk = x;
-        // Policy head.
-        let mut pc = self.layers[nl - 2].1.forward(&trunk, n, h, w, th);
-        relu_inplace(&mut pc.out);
-        let pin = POLICY_FILTERS * hw;
-        let mut logits = vec![0f32; n * cols];
-        for r in logits.chunks_mut(cols) {
-            r.copy_from_slice(&self.fc["policy.fc.b"]);
-        }
-        gemm_s(
-            n,
-            cols,
-            pin,
-            &mut logits,
-            true,
-            &pc.out,
-            pin,
-            1,
-            &self.fc["policy.fc.w"],
-            cols,
-            1,
-            th,
-        );
-        // Reply head: the same features, its own dense layer.
-        let reply = reply.filter(|r| self.shape.reply_head && r.iter().any(|&x| x != 0.0));
-        let reply_logits = reply.map(|_| {
-            let mut rl = vec![0f32; n * cols];
-            for r in rl.chunks_mut(cols) {
-                r.copy_from_slice(&self.fc[REPLY_FC_B]);
-            }
-            gemm_s(
-                n,
-                cols,
-                pin,
-                &mut rl,
-                true,
-                &pc.out,
-                pin,
-                1,
-                &self.fc[REPLY_FC_W],
-                cols,
-                1,
-                th,
-            );
-            rl
-        });
-        // Value head.
-        let mut vc = self.layers[nl - 1].1.forward(&trunk, n, h, w, th);
-        relu_inplace(&mut vc.out);
-        let vh = self.shape.value_hidden;
-        let mut hid = vec![0f32; n * vh];
-        for r in hid.chunks_mut(vh) {
-            r.copy_from_slice(&self.fc["value.fc1.b"]);
-        }
-        gemm_s(
-            n,
-            vh,
-            hw,
-            &mut hid,
-            true,
-            &vc.out,
-            hw,
-            1,
-            &self.fc["value.fc1.w"],
-            vh,
-            1,
-            th,
-        );
-        relu_inplace(&mut hid);
-        let w2 = &self.fc["value.fc2.w"];
-        let b2 = self.fc["value.fc2.b"][0];
-        let vout: Vec<f32> = hid
-            .chunks(vh)
-            .map(|r| (r.iter().zip(w2).map(|(a, b)| a * b).sum::<f32>() + b2).tanh())
-            .collect();
+        (caches, block_out, x)
+    }
 
-        // Losses and their gradients.
-        let nf = n as f32;
-        let (pl, dlogits) = softmax_xent(&logits, policy, cols, 1.0, nf);
-        let reply_grad = reply.zip(reply_logits).map(|(targets, rl)| {
-            let (sum, d) = softmax_xent(&rl, targets, cols, self.reply_weight, nf);
-            let with_target = targets.chunks(cols).filter(|t| t.iter().sum::<f32>() > 0.0).count();
-            ((sum / with_target.max(1) as f64) as f32, d)
-        });
-        let mut vl = 0f64;
-        let mut dz = vec![0f32; n];
-        for i in 0..n {
-            let d = vout[i] - value[i];
-            vl += (d * d) as f64;
-            dz[i] = self.value_weight * 2.0 * d / nf * (1.0 - vout[i] * vout[i]);
-        }
-        let loss = StepLoss {
-            policy: (pl / n as f64) as f32,
-            value: (vl / n as f64) as f32,
-            reply: reply_grad.as_ref().map(|(l, _)| *l),
-        };
-        let mut grads: HashMap<String, Vec<f32>> = HashMap::new();
-
-        // Policy head backward.
-        let mut g = vec![0f32; pin * cols];
-        gemm_s(pin, cols, n, &mut g, false, &pc.out, 1, pin, &dlogits, cols, 1, th);
-        grads.insert("policy.fc.w".into(), g);
-        grads.insert(
-            "policy.fc.b".into(),
-            (0..cols).map(|c| dlogits.chunks(cols).map(|r| r[c]).sum()).collect(),
-        );
-        let mut dp = vec![0f32; n * pin];
-        gemm_s(
-            n,
-            pin,
-            cols,
-            &mut dp,
-            false,
-            &dlogits,
-            cols,
-            1,
-            &self.fc["policy.fc.w"],
-            1,
-            cols,
-            th,
-        );
-        if let Some((_, drl)) = &reply_grad {
-            // The reply head's gradient joins the policy FC's in the shared features.
-            gemm_s(
-                n,
-                pin,
-                cols,
-                &mut dp,
-                true,
-                drl,
-                cols,
-                1,
-                &self.fc[REPLY_FC_W],
-                1,
-                cols,
-                th,
-            );
-            let mut g = vec![0f32; pin * cols];
-            gemm_s(pin, cols, n, &mut g, false, &pc.out, 1, pin, drl, cols, 1, th);
-            grads.insert(REPLY_FC_W.into(), g);
-            grads.insert(
-                REPLY_FC_B.into(),
-                (0..cols).map(|c| drl.chunks(cols).map(|r| r[c]).sum()).collect(),
-            );
-        }
-        relu_back(&mut dp, &pc.out);
-        let (pg, dtrunk_p) = self.layers[nl - 2].1.backward(&pc, &dp, n, h, w, true, th);
-        // Value head backward.
-        let mut dw2 = vec![0f32; vh];
-        for (r, d) in hid.chunks(vh).zip(&dz) {
-            for (a, b) in dw2.iter_mut().zip(r) {
-                *a += b * d;
-            }
-        }
-        grads.insert("value.fc2.w".into(), dw2);
-        grads.insert("value.fc2.b".into(), vec![dz.iter().sum()]);
-        let mut dhid = vec![0f32; n * vh];
-        for (r, d) in dhid.chunks_mut(vh).zip(&dz) {
-            for (a, b) in r.iter_mut().zip(w2) {
-                *a = b * d;
-            }
-        }
-        relu_back(&mut dhid, &hid);
-        let mut g = vec![0f32; hw * vh];
-        gemm_s(hw, vh, n, &mut g, false, &vc.out, 1, hw, &dhid, vh, 1, th);
-        grads.insert("value.fc1.w".into(), g);
-        grads.insert(
-            "value.fc1.b".into(),
-            (0..vh).map(|c| dhid.chunks(vh).map(|r| r[c]).sum()).collect(),
-        );
-        let mut dv = vec![0f32; n * hw];
-        gemm_s(
-            n,
-            hw,
-            vh,
-            &mut dv,
-            false,
-            &dhid,
-            vh,
-            1,
-            &self.fc["value.fc1.w"],
-            1,
-            vh,
-            th,
-        );
-        relu_back(&mut dv, &vc.out);
-        let (vg, dtrunk_v) = self.layers[nl - 1].1.backward(&vc, &dv, n, h, w, true, th);
-        let mut dx: Vec<f32> = dtrunk_p
-            .expect("asked")
-            .iter()
-            .zip(dtrunk_v.expect("asked"))
-            .map(|(a, b)| a + b)
-            .collect();
-        let mut put = |name: &str, lg: LayerGrad| {
-            grads.insert(format!("{name}.w"), lg.w);
-            grads.insert(format!("{name}.gamma"), lg.gamma);
-            grads.insert(format!("{name}.beta"), lg.beta);
-        };
-        put(&self.layers[nl - 2].0.clone(), pg);
-        put(&self.layers[nl - 1].0.clone(), vg);
-
-        // Tower backward.
-        for b in (0..blocks).rev() {
+    /// The tower backward from `dx`, the loss's gradient at the trunk:
+    /// each block from the last, then the stem; the convs' gradients go
+    /// into `grads`.
+    fn tower_backward(
+        &self,
+        caches: &[LayerCache],
+        block_out: &[Vec<f32>],
+        mut dx: Vec<f32>,
+        n: usize,
+        grads: &mut HashMap<String, Vec<f32>>,
+    ) {
+        let (h, w, th) = (self.shape.rows, self.shape.cols, self.threads);
+        for b in (0..self.shape.blocks).rev() {
             relu_back(&mut dx, &block_out[b]);
             let c2 = &caches[2 + 2 * b];
             let (g2, d1) = self.layers[2 + 2 * b].1.backward(c2, &dx, n, h, w, true, th);
@@ -709,13 +599,82 @@ impl HostTrainer {
             for (a, b) in dx.iter_mut().zip(dskip.expect("asked")) {
                 *a += b;
             }
-            put(&self.layers[2 + 2 * b].0.clone(), g2);
-            put(&self.layers[1 + 2 * b].0.clone(), g1);
+            put_layer(grads, &self.layers[2 + 2 * b].0, g2);
+            put_layer(grads, &self.layers[1 + 2 * b].0, g1);
         }
         relu_back(&mut dx, &caches[0].out);
         let (g0, _) = self.layers[0].1.backward(&caches[0], &dx, n, h, w, false, th);
-        put("stem", g0);
-        (loss, grads)
+        put_layer(grads, "stem", g0);
+    }
+
+    /// A dense layer `x·W + b` on `n` rows of `k` inputs, `out` outputs,
+    /// with the tensors named `w` and `b`.
+    fn dense_forward(&self, x: &[f32], n: usize, k: usize, out: usize, w: &str, b: &str) -> Vec<f32> {
+        let mut y = vec![0f32; n * out];
+        for r in y.chunks_mut(out) {
+            r.copy_from_slice(&self.fc[b]);
+        }
+        gemm_s(n, out, k, &mut y, true, x, k, 1, &self.fc[w], out, 1, self.threads);
+        y
+    }
+
+    /// The backward of [`HostTrainer::dense_forward`] with input `x` and
+    /// output gradient `dy` (`(n, k, out)` as there): the gradients of
+    /// `W` and `b` go into `grads` under their names, and `x`'s into `dx`,
+    /// added to what it holds when `accumulate`, else written.
+    fn dense_backward(
+        &self,
+        x: &[f32],
+        dy: &[f32],
+        (n, k, out): (usize, usize, usize),
+        (w, b): (&str, &str),
+        (dx, accumulate): (&mut [f32], bool),
+        grads: &mut HashMap<String, Vec<f32>>,
+    ) {
+        let th = self.threads;
+        let mut g = vec![0f32; k * out];
+        gemm_s(k, out, n, &mut g, false, x, 1, k, dy, out, 1, th);
+        grads.insert(w.into(), g);
+        grads.insert(b.into(), (0..out).map(|c| dy.chunks(out).map(|r| r[c]).sum()).collect());
+        gemm_s(n, k, out, dx, accumulate, dy, out, 1, &self.fc[w], 1, out, th);
+    }
+
+    /// The value loss's sum of squares over the batch, and its gradient at
+    /// the value head's last pre-activation (through the tanh).
+    fn value_loss(&self, vout: &[f32], value: &[f32]) -> (f64, Vec<f32>) {
+        let nf = vout.len() as f32;
+        let mut vl = 0f64;
+        let mut dz = vec![0f32; vout.len()];
+        for i in 0..vout.len() {
+            let d = vout[i] - value[i];
+            vl += (d * d) as f64;
+            dz[i] = self.value_weight * 2.0 * d / nf * (1.0 - vout[i] * vout[i]);
+        }
+        (vl, dz)
+    }
+
+    /// The value head's last dense layer backward from `dz`: its gradients
+    /// into `grads`, and the gradient at the hidden layer `hid` (after its ReLU's
+    /// backward).
+    fn value_fc2_backward(&self, hid: &[f32], dz: &[f32], grads: &mut HashMap<String, Vec<f32>>) -> Vec<f32> {
+        let vh = self.shape.value_hidden;
+        let w2 = &self.fc["value.fc2.w"];
+        let mut dw2 = vec![0f32; vh];
+        for (r, d) in hid.chunks(vh).zip(dz) {
+            for (a, b) in dw2.iter_mut().zip(r) {
+                *a += b * d;
+            }
+        }
+        grads.insert("value.fc2.w".into(), dw2);
+        grads.insert("value.fc2.b".into(), vec![dz.iter().sum()]);
+        let mut dhid = vec![0f32; hid.len()];
+        for (r, d) in dhid.chunks_mut(vh).zip(dz) {
+            for (a, b) in r.iter_mut().zip(w2) {
+                *a = b * d;
+            }
+        }
+        relu_back(&mut dhid, hid);
+        dhid
     }
 
     /// One AdamW step on a batch, as [`super::optimizer::AdamW::step`] does it.

@@ -185,7 +185,8 @@ pub fn cosine(lr: f64, step: u64, steps: u64) -> f64 {
 fn mistakes(net: &Net, positions: &[&Labelled], seed: u64, threads: usize) -> Result<Tally, BenchError> {
     let folded = Arc::new(Folded::from_net(net)?);
     // The evaluator's error type is the tally's own (it never fails here).
-    let evaluator = &|| Ok(Box::new(CpuEvaluator::new(folded.clone())) as Box<dyn Evaluate>);
+    let evaluator =
+        &|| Ok::<_, std::convert::Infallible>(Box::new(CpuEvaluator::new(folded.clone())) as Box<dyn Evaluate>);
     tally(evaluator, BoardMeta::from(board()), positions, 1, seed, threads).map_err(BenchError::below)
 }
 

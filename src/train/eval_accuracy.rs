@@ -16,6 +16,7 @@
 //! ([`crate::players::judge::play_all_parallel`]), so the rates are
 //! those of one player asked in turn, whatever the threads' timing.
 
+use super::error::TrainError;
 use crate::az::inference::Evaluate;
 use crate::az::meta::BoardMeta;
 use crate::players::alphazero::AlphaZeroBot;
@@ -26,17 +27,20 @@ use crate::solver::sets::{parse_choice, parse_sets, subset, Labelled, Tally};
 use std::time::Instant;
 
 /// The positions `eval.accuracy` judges, read once per run.
-pub fn load_positions(a: &AccuracySettings) -> Result<Vec<Labelled>, String> {
-    let what = |e: String| format!("`train.eval.accuracy`: {e}");
-    let text = std::fs::read_to_string(&a.file).map_err(|e| what(format!("{}: {e}", a.file.display())))?;
-    let sets = parse_sets(&text, &a.file.display().to_string()).map_err(|e| what(e.into()))?;
-    let order = parse_choice(&a.set).map_err(|e| what(e.into()))?;
+pub fn load_positions(a: &AccuracySettings) -> Result<Vec<Labelled>, TrainError> {
+    let what = |e: &dyn std::fmt::Display| TrainError::Accuracy { why: e.to_string() };
+    let text = std::fs::read_to_string(&a.file).map_err(|source| TrainError::AccuracyFile {
+        path: a.file.clone(),
+        source,
+    })?;
+    let sets = parse_sets(&text, &a.file.display().to_string()).map_err(|e| what(&e))?;
+    let order = parse_choice(&a.set).map_err(|e| what(&e))?;
     let chosen: Vec<Labelled> = subset(&sets, &order, a.positions as usize)
         .into_iter()
         .cloned()
         .collect();
     if chosen.is_empty() {
-        return Err(what(format!("{} holds no position of `{}`", a.file.display(), a.set)));
+        return Err(what(&format!("{} holds no position of `{}`", a.file.display(), a.set)));
     }
     Ok(chosen)
 }
@@ -51,21 +55,25 @@ pub struct Accuracy {
 
 /// One player's tally: the `alphazero` player at `simulations` over the
 /// network that `evaluator` makes (a fresh one per thread), asked on
-/// `positions` on `threads` threads.
-pub fn tally(
-    evaluator: &(dyn Fn() -> Result<Box<dyn Evaluate>, String> + Sync),
+/// `positions` on `threads` threads. `evaluator`'s error is any the caller
+/// has (the trainer's, a bench's); it reaches the result as its text.
+pub fn tally<E: std::fmt::Display>(
+    evaluator: &(dyn Fn() -> Result<Box<dyn Evaluate>, E> + Sync),
     board: BoardMeta,
     positions: &[&Labelled],
     simulations: u32,
     seed: u64,
     threads: usize,
-) -> Result<Tally, String> {
+) -> Result<Tally, TrainError> {
+    // `players::judge` takes its strategies' failures as text.
     let make = || -> Result<Box<dyn Strategy>, String> {
-        let bot = AlphaZeroBot::with_evaluator(format!("{simulations} simulations"), board, simulations, evaluator()?);
+        let eval = evaluator().map_err(|e| e.to_string())?;
+        let bot = AlphaZeroBot::with_evaluator(format!("{simulations} simulations"), board, simulations, eval);
         Ok(Box::new(bot))
     };
     let mut t = Tally::default();
-    for (v, seconds) in play_all_parallel(&make, positions, seed, threads)? {
+    let judged = play_all_parallel(&make, positions, seed, threads).map_err(|e| TrainError::Judge(e.to_string()))?;
+    for (v, seconds) in judged {
         t.record(v, seconds);
     }
     Ok(t)
@@ -73,14 +81,14 @@ pub fn tally(
 
 /// Judges the network that `evaluator` makes (a fresh one per thread) on
 /// `positions`: at 1 simulation and at `simulations`, on `threads` threads.
-pub fn measure(
-    evaluator: &(dyn Fn() -> Result<Box<dyn Evaluate>, String> + Sync),
+pub fn measure<E: std::fmt::Display>(
+    evaluator: &(dyn Fn() -> Result<Box<dyn Evaluate>, E> + Sync),
     board: BoardMeta,
     positions: &[Labelled],
     simulations: u32,
     seed: u64,
     threads: usize,
-) -> Result<Accuracy, String> {
+) -> Result<Accuracy, TrainError> {
     let started = Instant::now();
     let refs: Vec<&Labelled> = positions.iter().collect();
     let at = |sims: u32| tally(evaluator, board, &refs, sims, seed, threads);

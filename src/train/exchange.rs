@@ -21,6 +21,56 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// What goes wrong on the shared volume: a file that cannot be read or
+/// written, a run of another board, a live process in the way of
+/// `--fresh`, a lock someone holds. The texts are those people read.
+#[derive(Debug, thiserror::Error)]
+pub enum ExchangeError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("cannot create {}: {source}", path.display())]
+    Create { path: PathBuf, source: std::io::Error },
+    #[error("cannot open {}: {source}", path.display())]
+    Open { path: PathBuf, source: std::io::Error },
+    #[error("cannot clear {}: {source}", path.display())]
+    Clear { path: PathBuf, source: std::io::Error },
+    #[error("cannot remove {}: {source}", path.display())]
+    Remove { path: PathBuf, source: std::io::Error },
+    #[error("{} is not a c4sim run file: {source}", path.display())]
+    NotARunFile { path: PathBuf, source: serde_json::Error },
+    #[error("cannot write {}: {source}", path.display())]
+    Encode { path: PathBuf, source: serde_json::Error },
+    #[error("{} is a run on a {theirs} board, this scenario's is {ours}: use another `out` or `--fresh`", out.display())]
+    OtherBoard {
+        out: PathBuf,
+        theirs: BoardMeta,
+        ours: BoardMeta,
+    },
+    #[error("no network published yet ({}: {source})", path.display())]
+    NothingPublished { path: PathBuf, source: std::io::Error },
+    #[error("{} names `{name}`, not a network", path.display())]
+    NotANetwork { path: PathBuf, name: String },
+    #[error(transparent)]
+    Model(#[from] model::ModelError),
+    #[error("a trainer is running on {}: stop it before --fresh", out.display())]
+    TrainerRunning { out: PathBuf },
+    #[error("worker `{worker}` is running on {}: stop the workers before --fresh", out.display())]
+    WorkerRunning { worker: String, out: PathBuf },
+    /// The lock is taken; `holder` is the pid its file names.
+    #[error("held by process {holder}")]
+    Held { holder: String },
+}
+
+/// Transitional: callers outside `train` whose errors are still text keep
+/// compiling with `?`.
+impl From<ExchangeError> for String {
+    fn from(e: ExchangeError) -> String {
+        e.to_string()
+    }
+}
+
 /// Published networks kept (older ones are removed; a worker still loading
 /// one that goes simply retries with the newest).
 const KEEP_NETWORKS: usize = 8;
@@ -96,22 +146,25 @@ impl Layout {
         self.worker_dir(worker).join(batch_name(batch))
     }
 
-    pub fn read_run(&self) -> Result<RunInfo, String> {
-        let p = self.run_file();
-        let text = std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{} is not a c4sim run file: {e}", p.display()))
+    pub fn read_run(&self) -> Result<RunInfo, ExchangeError> {
+        let path = self.run_file();
+        let text = std::fs::read_to_string(&path).map_err(|source| ExchangeError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        serde_json::from_str(&text).map_err(|source| ExchangeError::NotARunFile { path, source })
     }
 
     /// The run's id: read, or made and written once (by the trainer).
-    pub fn ensure_run(&self, seed: u64, board: BoardMeta) -> Result<RunInfo, String> {
+    pub fn ensure_run(&self, seed: u64, board: BoardMeta) -> Result<RunInfo, ExchangeError> {
         if self.run_file().is_file() {
             let run = self.read_run()?;
             if run.board != board {
-                return Err(format!(
-                    "{} is a run on a {} board, this scenario's is {board}: use another `out` or `--fresh`",
-                    self.out.display(),
-                    run.board
-                ));
+                return Err(ExchangeError::OtherBoard {
+                    out: self.out.clone(),
+                    theirs: run.board,
+                    ours: board,
+                });
             }
             return Ok(run);
         }
@@ -126,9 +179,12 @@ impl Layout {
             seed,
             board,
         };
-        let text = serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?;
-        crate::util::write_atomic(&self.run_file(), text.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", self.run_file().display()))?;
+        let path = self.run_file();
+        let text = serde_json::to_string_pretty(&run).map_err(|source| ExchangeError::Encode {
+            path: path.clone(),
+            source,
+        })?;
+        crate::util::write_atomic(&path, text.as_bytes()).map_err(|source| ExchangeError::Write { path, source })?;
         Ok(run)
     }
 
@@ -186,20 +242,25 @@ impl Layout {
     }
 
     /// The newest published network: its iteration and directory.
-    pub fn latest_network(&self) -> Result<(u32, PathBuf), String> {
-        let p = self.networks().join("LATEST");
-        let text =
-            std::fs::read_to_string(&p).map_err(|e| format!("no network published yet ({}: {e})", p.display()))?;
+    pub fn latest_network(&self) -> Result<(u32, PathBuf), ExchangeError> {
+        let path = self.networks().join("LATEST");
+        let text = std::fs::read_to_string(&path).map_err(|source| ExchangeError::NothingPublished {
+            path: path.clone(),
+            source,
+        })?;
         let name = text.trim();
         let it = name
             .strip_prefix("net-")
             .and_then(|s| s.parse().ok())
-            .ok_or_else(|| format!("{} names `{name}`, not a network", p.display()))?;
+            .ok_or_else(|| ExchangeError::NotANetwork {
+                path,
+                name: name.to_string(),
+            })?;
         Ok((it, self.networks().join(name)))
     }
 
     /// Loads the newest published network and its metadata.
-    pub fn load_latest(&self) -> Result<(Meta, Net), String> {
+    pub fn load_latest(&self) -> Result<(Meta, Net), ExchangeError> {
         let (_, dir) = self.latest_network()?;
         Ok(model::load_model(&dir, &candle_core::Device::Cpu)?)
     }
@@ -282,31 +343,30 @@ impl Layout {
 /// nothing else, so the run starts from nothing.
 /// `holding_trainer_lock`: the caller is the trainer and holds the run's
 /// lock (a lock held by anyone else means a trainer is running).
-pub fn start_over(out: &Path, holding_trainer_lock: bool) -> Result<(), String> {
+pub fn start_over(out: &Path, holding_trainer_lock: bool) -> Result<(), ExchangeError> {
     // Removing a live process's files would leave it writing into a run
     // that no longer exists: stop them first.
     let layout = Layout::new(out);
     if !holding_trainer_lock && locked(&layout.trainer_lock()) {
-        return Err(format!(
-            "a trainer is running on {}: stop it before --fresh",
-            out.display()
-        ));
+        return Err(ExchangeError::TrainerRunning { out: out.to_path_buf() });
     }
     if let Ok(rd) = std::fs::read_dir(layout.selfplay()) {
         for w in rd.flatten() {
             if locked(&layout.worker_lock(&w.file_name().to_string_lossy())) {
-                return Err(format!(
-                    "worker `{}` is running on {}: stop the workers before --fresh",
-                    w.file_name().to_string_lossy(),
-                    out.display()
-                ));
+                return Err(ExchangeError::WorkerRunning {
+                    worker: w.file_name().to_string_lossy().into_owned(),
+                    out: out.to_path_buf(),
+                });
             }
         }
     }
     for dir in ["checkpoints", "networks", "selfplay"] {
         let p = out.join(dir);
         if p.exists() {
-            std::fs::remove_dir_all(&p).map_err(|e| format!("cannot clear {}: {e}", p.display()))?;
+            std::fs::remove_dir_all(&p).map_err(|source| ExchangeError::Clear {
+                path: p.clone(),
+                source,
+            })?;
         }
     }
     for p in [
@@ -317,7 +377,10 @@ pub fn start_over(out: &Path, holding_trainer_lock: bool) -> Result<(), String> 
         out.join("curves.svg"),
     ] {
         if p.exists() {
-            std::fs::remove_file(&p).map_err(|e| format!("cannot remove {}: {e}", p.display()))?;
+            std::fs::remove_file(&p).map_err(|source| ExchangeError::Remove {
+                path: p.clone(),
+                source,
+            })?;
         }
     }
     Ok(())
@@ -326,11 +389,14 @@ pub fn start_over(out: &Path, holding_trainer_lock: bool) -> Result<(), String> 
 /// An exclusive `flock` on `path` (created if missing), held until the
 /// returned file is dropped or the process ends, however it ends. `Err`
 /// says who holds it, as far as the file tells (the holder's pid).
-pub fn lock(path: &Path) -> Result<std::fs::File, String> {
+pub fn lock(path: &Path) -> Result<std::fs::File, ExchangeError> {
     use std::io::{Read, Seek, Write};
     use std::os::unix::io::AsRawFd;
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| ExchangeError::Create {
+            path: dir.to_path_buf(),
+            source,
+        })?;
     }
     let mut f = std::fs::OpenOptions::new()
         .create(true)
@@ -338,12 +404,17 @@ pub fn lock(path: &Path) -> Result<std::fs::File, String> {
         .read(true)
         .write(true)
         .open(path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        .map_err(|source| ExchangeError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
     // SAFETY: flock on a file descriptor this function owns.
     if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         let mut holder = String::new();
         let _ = f.read_to_string(&mut holder);
-        return Err(format!("held by process {}", holder.trim()));
+        return Err(ExchangeError::Held {
+            holder: holder.trim().to_string(),
+        });
     }
     let _ = f.set_len(0);
     let _ = f.rewind();
@@ -509,13 +580,15 @@ mod tests {
         let held = lock(&lay.worker_lock("w1")).unwrap();
         assert!(lock(&lay.worker_lock("w1"))
             .unwrap_err()
+            .to_string()
             .contains(&std::process::id().to_string()));
-        let e = start_over(dir.path(), false).unwrap_err();
+        let e = start_over(dir.path(), false).unwrap_err().to_string();
         assert!(e.contains("worker `w1` is running"), "{e}");
         drop(held);
         let trainer = lock(&lay.trainer_lock()).unwrap();
         assert!(start_over(dir.path(), false)
             .unwrap_err()
+            .to_string()
             .contains("a trainer is running"));
         // The trainer itself, holding the lock, may start its run over.
         start_over(dir.path(), true).unwrap();

@@ -131,21 +131,7 @@ impl Batch {
     /// Reads a batch file; any damage (truncation, garbage, a wrong count)
     /// is an error that says what is wrong, never a panic or a huge allocation.
     pub fn decode(bytes: &[u8]) -> Result<Batch, BatchError> {
-        if bytes.len() < MAGIC.len() + 8 {
-            return Err(BatchError::NotABatch);
-        }
-        let with_reply = match &bytes[..MAGIC.len()] {
-            m if m == MAGIC => true,
-            m if m == MAGIC_V1 => false,
-            _ => return Err(BatchError::NotABatch),
-        };
-        let (body, crc) = bytes.split_at(bytes.len() - 4);
-        if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
-            return Err(BatchError::Checksum);
-        }
-        let mut r = Reader {
-            bytes: &body[MAGIC.len()..],
-        };
+        let (with_reply, mut r) = open_body(bytes)?;
         let n = r.u32()? as usize;
         if n > MAX_HEADER {
             return Err(BatchError::HeaderSize(n));
@@ -158,51 +144,9 @@ impl Batch {
         let mut games = Vec::new();
         let mut positions = 0u64;
         for _ in 0..header.games {
-            let index = r.u32()?;
-            let winner = match r.take(1)?[0] {
-                u8::MAX => None,
-                w => Some(w),
-            };
-            let n = r.u16()? as usize;
-            let moves = r.take(n)?.to_vec();
-            let count = r.u32()? as usize;
-            // Checked against what is left before allocating.
-            if count.saturating_mul(sample_bytes(cols, with_reply)) > r.bytes.len() {
-                return Err(BatchError::Overlong { game: index, count });
-            }
-            let mut samples = Vec::with_capacity(count);
-            for _ in 0..count {
-                let mut s = Sample {
-                    mine: [0; 4],
-                    theirs: [0; 4],
-                    policy: [0.0; MAX_SIDE],
-                    value: 0.0,
-                    reply: [0.0; MAX_SIDE],
-                };
-                for w in s.mine.iter_mut().chain(s.theirs.iter_mut()) {
-                    *w = r.u64()?;
-                }
-                for p in &mut s.policy[..cols] {
-                    *p = r.f32()?;
-                }
-                s.value = r.f32()?;
-                if with_reply {
-                    for p in &mut s.reply[..cols] {
-                        *p = r.f32()?;
-                    }
-                }
-                let it = r.u32()?;
-                let ply = r.u16()?;
-                sane(&s, &header.board).map_err(|why| BatchError::Unfit { game: index, why })?;
-                samples.push((s, it, ply));
-            }
-            positions += count as u64;
-            games.push(BatchGame {
-                index,
-                moves,
-                winner,
-                samples,
-            });
+            let game = r.game(&header.board, with_reply)?;
+            positions += game.samples.len() as u64;
+            games.push(game);
         }
         if !r.bytes.is_empty() {
             return Err(BatchError::Trailing(r.bytes.len()));
@@ -215,6 +159,29 @@ impl Batch {
         }
         Ok(Batch { header, games })
     }
+}
+
+/// The body of a batch file after its magic, once the magic and the
+/// checksum are right; `true` for a file with reply targets (`C4GAMES2`).
+fn open_body(bytes: &[u8]) -> Result<(bool, Reader<'_>), BatchError> {
+    if bytes.len() < MAGIC.len() + 8 {
+        return Err(BatchError::NotABatch);
+    }
+    let with_reply = match &bytes[..MAGIC.len()] {
+        m if m == MAGIC => true,
+        m if m == MAGIC_V1 => false,
+        _ => return Err(BatchError::NotABatch),
+    };
+    let (body, crc) = bytes.split_at(bytes.len() - 4);
+    if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
+        return Err(BatchError::Checksum);
+    }
+    Ok((
+        with_reply,
+        Reader {
+            bytes: &body[MAGIC.len()..],
+        },
+    ))
 }
 
 /// Why a batch file was refused: damage, or content no network should
@@ -309,6 +276,63 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// One game: its index, winner, moves and samples, each sample checked
+    /// ([`sane`]) against `board`.
+    fn game(&mut self, board: &BoardMeta, with_reply: bool) -> Result<BatchGame, BatchError> {
+        let index = self.u32()?;
+        let winner = match self.take(1)?[0] {
+            u8::MAX => None,
+            w => Some(w),
+        };
+        let n = self.u16()? as usize;
+        let moves = self.take(n)?.to_vec();
+        let count = self.u32()? as usize;
+        // Checked against what is left before allocating.
+        if count.saturating_mul(sample_bytes(board.cols, with_reply)) > self.bytes.len() {
+            return Err(BatchError::Overlong { game: index, count });
+        }
+        let mut samples = Vec::with_capacity(count);
+        for _ in 0..count {
+            let (s, it, ply) = self.sample(board.cols, with_reply)?;
+            sane(&s, board).map_err(|why| BatchError::Unfit { game: index, why })?;
+            samples.push((s, it, ply));
+        }
+        Ok(BatchGame {
+            index,
+            moves,
+            winner,
+            samples,
+        })
+    }
+
+    /// One sample as written: the position's words, `cols` policy targets,
+    /// the value, the reply targets when the file has them, then the
+    /// network iteration and the ply.
+    fn sample(&mut self, cols: usize, with_reply: bool) -> Result<(Sample, u32, u16), BatchError> {
+        let mut s = Sample {
+            mine: [0; 4],
+            theirs: [0; 4],
+            policy: [0.0; MAX_SIDE],
+            value: 0.0,
+            reply: [0.0; MAX_SIDE],
+        };
+        for w in s.mine.iter_mut().chain(s.theirs.iter_mut()) {
+            *w = self.u64()?;
+        }
+        for p in &mut s.policy[..cols] {
+            *p = self.f32()?;
+        }
+        s.value = self.f32()?;
+        if with_reply {
+            for p in &mut s.reply[..cols] {
+                *p = self.f32()?;
+            }
+        }
+        let it = self.u32()?;
+        let ply = self.u16()?;
+        Ok((s, it, ply))
+    }
+
     fn take(&mut self, n: usize) -> Result<&'a [u8], BatchError> {
         if n > self.bytes.len() {
             return Err(BatchError::Truncated);

@@ -11,8 +11,9 @@
 //! one, only their names are listed ahead.
 
 use super::exchange::{Layout, Ledger, RunInfo};
-use super::gamefile::Batch;
+use super::gamefile::{Batch, BatchError};
 use crate::az::encode::Sample;
+use crate::az::meta::BoardMeta;
 use crate::az::network::NetShape;
 use std::collections::{BTreeSet, VecDeque};
 use std::path::PathBuf;
@@ -61,38 +62,63 @@ impl Intake {
 /// 100 KB; anything near this is not one.
 const MAX_FILE: u64 = 256 << 20;
 
+/// Why the trainer sets a file aside (the `why` of a `file_rejected` event).
+#[derive(Debug, thiserror::Error)]
+pub enum Rejected {
+    #[error("{0} bytes, not a batch of games")]
+    TooBig(u64),
+    #[error(transparent)]
+    Damaged(#[from] BatchError),
+    #[error("its header says worker `{worker}` batch {batch}, not the folder and name it is in")]
+    Misplaced { worker: String, batch: u64 },
+    #[error("played by network {theirs}, newer than this trainer's {ours} (another history of this directory)")]
+    NewerNetwork { theirs: u32, ours: u32 },
+    #[error("from another run ({theirs}, this run is {ours})")]
+    OtherRun { theirs: String, ours: String },
+    #[error("for a {theirs} board, this run's is {ours}")]
+    OtherBoard { theirs: BoardMeta, ours: BoardMeta },
+    #[error("played by a {}×{} network, this run's is {}×{}", theirs.blocks, theirs.channels, ours.blocks, ours.channels)]
+    OtherNetwork { theirs: NetShape, ours: NetShape },
+}
+
 /// Why a file cannot be trained on, if it cannot: damage, another run,
 /// another board or network shape, a network newer than the trainer's (a
 /// history that is not this one), or a header that does not name the
 /// folder and file it is in (a copied folder would be taken twice).
-pub fn judge(b: &Batch, run: &RunInfo, at: (&str, u64), iteration: u32, shape: NetShape) -> Result<(), String> {
+pub fn judge(b: &Batch, run: &RunInfo, at: (&str, u64), iteration: u32, shape: NetShape) -> Result<(), Rejected> {
     let h = &b.header;
     if (h.worker.as_str(), h.batch) != at {
-        return Err(format!(
-            "its header says worker `{}` batch {}, not the folder and name it is in",
-            h.worker, h.batch
-        ));
+        return Err(Rejected::Misplaced {
+            worker: h.worker.clone(),
+            batch: h.batch,
+        });
     }
     if h.net_iteration > iteration {
-        return Err(format!(
-            "played by network {}, newer than this trainer's {iteration} (another history of this directory)",
-            h.net_iteration
-        ));
+        return Err(Rejected::NewerNetwork {
+            theirs: h.net_iteration,
+            ours: iteration,
+        });
     }
     if h.run != run.id {
-        return Err(format!("from another run ({}, this run is {})", h.run, run.id));
+        return Err(Rejected::OtherRun {
+            theirs: h.run.clone(),
+            ours: run.id.clone(),
+        });
     }
     if h.board != run.board {
-        return Err(format!("for a {} board, this run's is {}", h.board, run.board));
+        return Err(Rejected::OtherBoard {
+            theirs: h.board,
+            ours: run.board,
+        });
     }
     // The reply head is never used in play: games of a network with or
     // without it are the same games (a run that turns it on at a resume
     // still takes the files played just before).
     if !h.network.plays_as(&shape) {
-        return Err(format!(
-            "played by a {}×{} network, this run's is {}×{}",
-            h.network.blocks, h.network.channels, shape.blocks, shape.channels
-        ));
+        return Err(Rejected::OtherNetwork {
+            theirs: h.network,
+            ours: shape,
+        });
     }
     Ok(())
 }
@@ -222,7 +248,7 @@ impl Ingest {
         // A file that cannot be read now (a network file system's passing
         // error) is not taken: it stays for the next listing.
         let bytes = std::fs::metadata(path).and_then(|m| match m.len() {
-            n if n > MAX_FILE => Ok(Err(format!("{n} bytes, not a batch of games"))),
+            n if n > MAX_FILE => Ok(Err(Rejected::TooBig(n))),
             _ => std::fs::read(path).map(Ok),
         });
         let bytes = match bytes {
@@ -233,7 +259,7 @@ impl Ingest {
             }
         };
         let read = bytes
-            .and_then(|bytes| Batch::decode(&bytes).map_err(|e| e.to_string()))
+            .and_then(|bytes| Batch::decode(&bytes).map_err(Rejected::from))
             .and_then(|b| judge(&b, &self.run, (worker, batch), iteration, self.shape).map(|()| b));
         self.workers_seen.insert(worker.to_string());
         match read {
@@ -392,7 +418,7 @@ mod tests {
             channels: 16,
             ..with_head
         };
-        let e = judge(&wider, &run, ("a", 1), 2, with_head).unwrap_err();
+        let e = judge(&wider, &run, ("a", 1), 2, with_head).unwrap_err().to_string();
         assert!(e.contains("1×16 network"), "{e}");
     }
 

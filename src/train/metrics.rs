@@ -121,8 +121,20 @@ pub fn csv(rows: &[Row]) -> String {
     s
 }
 
+/// Why the chart could not be drawn: plotters' error, as its text (its
+/// type is generic over the backend, so the text is what is kept).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ChartError(String);
+
+impl<E: std::error::Error + Send + Sync> From<plotters::prelude::DrawingAreaErrorKind<E>> for ChartError {
+    fn from(e: plotters::prelude::DrawingAreaErrorKind<E>) -> Self {
+        ChartError(e.to_string())
+    }
+}
+
 /// Draws the curves as SVG text.
-pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
+pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, ChartError> {
     use plotters::prelude::*;
     let mut svg = String::new();
     {
@@ -131,8 +143,8 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
         let accuracy = rows.iter().any(|r| r.acc_positions > 0);
         let n_panels = if accuracy { 4 } else { 3 };
         let root = SVGBackend::with_string(&mut svg, (900, 300 * n_panels as u32)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let root = root.titled(title, ("sans-serif", 22)).map_err(|e| e.to_string())?;
+        root.fill(&WHITE)?;
+        let root = root.titled(title, ("sans-serif", 22))?;
         let panels = root.split_evenly((n_panels, 1));
         let n = rows.last().map_or(1, |r| r.iteration).max(1) as f64;
         let x0 = rows.first().map_or(0, |r| r.iteration.saturating_sub(1)) as f64;
@@ -148,43 +160,34 @@ pub fn chart_svg(rows: &[Row], title: &str) -> Result<String, String> {
         let rl = series(&|r| r.reply_loss);
         let top = (max_of(&pl).max(max_of(&vl)).max(max_of(&rl)) * 1.1).max(0.1);
         let mut c = iteration_panel(&panels[0], "losses", x0..n, top, false)?;
-        c.draw_series(LineSeries::new(pl, &BLUE))
-            .map_err(|e| e.to_string())?
+        c.draw_series(LineSeries::new(pl, &BLUE))?
             .label("policy cross-entropy")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
-        c.draw_series(LineSeries::new(vl, &RED))
-            .map_err(|e| e.to_string())?
+        c.draw_series(LineSeries::new(vl, &RED))?
             .label("value MSE")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
         // Only for runs with a reply head, so other charts stay as they were.
         if !rl.is_empty() {
             let grey = RGBColor(128, 128, 128);
-            c.draw_series(LineSeries::new(rl, &grey))
-                .map_err(|e| e.to_string())?
+            c.draw_series(LineSeries::new(rl, &grey))?
                 .label("reply cross-entropy")
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey));
         }
-        c.configure_series_labels()
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| e.to_string())?;
+        c.configure_series_labels().border_style(BLACK).draw()?;
 
         let ev = series(&|r| r.eval_score);
         let mut c = iteration_panel(&panels[1], "evaluation score (draw = ½)", x0..n, 1.0, false)?;
-        c.draw_series(LineSeries::new(ev.clone(), &GREEN))
-            .map_err(|e| e.to_string())?;
-        c.draw_series(ev.iter().map(|&p| Circle::new(p, 3, GREEN.filled())))
-            .map_err(|e| e.to_string())?;
+        c.draw_series(LineSeries::new(ev.clone(), &GREEN))?;
+        c.draw_series(ev.iter().map(|&p| Circle::new(p, 3, GREEN.filled())))?;
 
         let sims = series(&|r| Some(r.simulations_per_s));
         let top = (max_of(&sims) * 1.1).max(1.0);
         let mut c = iteration_panel(&panels[2], "self-play simulations per second", x0..n, top, true)?;
-        c.draw_series(LineSeries::new(sims, &BLACK))
-            .map_err(|e| e.to_string())?;
+        c.draw_series(LineSeries::new(sims, &BLACK))?;
         if accuracy {
             accuracy_panel(&panels[3], rows)?;
         }
-        root.present().map_err(|e| e.to_string())?;
+        root.present()?;
     }
     Ok(svg)
 }
@@ -204,7 +207,7 @@ fn iteration_panel<'a, DB: plotters::prelude::DrawingBackend>(
         DB,
         plotters::prelude::Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
     >,
-    String,
+    ChartError,
 > {
     use plotters::prelude::*;
     let mut c = ChartBuilder::on(area)
@@ -212,14 +215,13 @@ fn iteration_panel<'a, DB: plotters::prelude::DrawingBackend>(
         .margin(10)
         .x_label_area_size(30)
         .y_label_area_size(if whole_y { 70 } else { 50 })
-        .build_cartesian_2d(x, 0.0..top)
-        .map_err(|e| e.to_string())?;
+        .build_cartesian_2d(x, 0.0..top)?;
     let mut mesh = c.configure_mesh();
     mesh.x_desc("iteration").x_label_formatter(&|x| format!("{x:.0}"));
     if whole_y {
         mesh.y_label_formatter(&|y| format!("{y:.0}"));
     }
-    mesh.draw().map_err(|e| e.to_string())?;
+    mesh.draw()?;
     Ok(c)
 }
 
@@ -229,9 +231,8 @@ fn iteration_panel<'a, DB: plotters::prelude::DrawingBackend>(
 fn accuracy_panel<DB: plotters::prelude::DrawingBackend>(
     area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     rows: &[Row],
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     use plotters::prelude::*;
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let at = hours(rows);
     // (hours, rate, standard error) of each measured row.
     let points = |rate: fn(&Row) -> [Option<f64>; 2]| -> Vec<(f64, f64, f64)> {
@@ -261,36 +262,30 @@ fn accuracy_panel<DB: plotters::prelude::DrawingBackend>(
         .margin(10)
         .x_label_area_size(30)
         .y_label_area_size(50)
-        .build_cartesian_2d(0.0..right, 0.0..top)
-        .map_err(err)?;
+        .build_cartesian_2d(0.0..right, 0.0..top)?;
     c.configure_mesh()
         .x_desc("training hours")
         .x_label_formatter(&|x| format!("{x:.2}"))
         .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
-        .draw()
-        .map_err(err)?;
+        .draw()?;
     for (series, color, label) in [
         (&raw, RED, "network alone (1 simulation)"),
         (&mcts, BLUE, "search (eval.accuracy.simulations)"),
     ] {
-        c.draw_series(LineSeries::new(series.iter().map(|p| (p.0, p.1)), color))
-            .map_err(err)?
+        c.draw_series(LineSeries::new(series.iter().map(|p| (p.0, p.1)), color))?
             .label(label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-        c.draw_series(series.iter().map(|p| Circle::new((p.0, p.1), 3, color.filled())))
-            .map_err(err)?;
+        c.draw_series(series.iter().map(|p| Circle::new((p.0, p.1), 3, color.filled())))?;
         c.draw_series(
             series
                 .iter()
                 .map(|p| PathElement::new(vec![(p.0, (p.1 - p.2).max(0.0)), (p.0, p.1 + p.2)], color)),
-        )
-        .map_err(err)?;
+        )?;
     }
     c.configure_series_labels()
         .border_style(BLACK)
         .background_style(WHITE)
-        .draw()
-        .map_err(err)?;
+        .draw()?;
     Ok(())
 }
 

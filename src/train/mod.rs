@@ -13,9 +13,11 @@
 //! | [`gamefile`] | one worker's batch of games as a file (the format, pure) |
 //! | [`ingest`] | `--role trainer`: takes finished files exactly once until an iteration's worth arrived |
 //! | [`worker`] | `--role selfplay`: plays batches with the newest network, writes them |
+//! | [`error`] | `TrainError`: why a run stops, its causes kept as sources |
 //! | [`progress`] | progress lines on stdout: JSON events or text |
 
 pub mod checkpoint;
+pub mod error;
 pub mod eval_accuracy;
 pub mod exact;
 pub mod exchange;
@@ -29,5 +31,6 @@ pub mod selfplay;
 pub mod trainer;
 pub mod worker;
 
+pub use error::TrainError;
 pub use trainer::{run_train, run_train_as, Role};
 pub use worker::run_worker;

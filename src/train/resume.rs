@@ -6,6 +6,7 @@
 //! and their moving average (`model.safetensors`), which plays.
 
 use super::checkpoint;
+use super::error::TrainError;
 use super::metrics::Row;
 use super::replay::Replay;
 use crate::az::meta::{BoardMeta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE, TRAINED_FILE};
@@ -71,36 +72,27 @@ pub(super) fn resume_from(
     shape: NetShape,
     settings: &TrainSettings,
     device: &candle_core::Device,
-) -> Result<Trained, String> {
-    let candle = |e: candle_core::Error| e.to_string();
+) -> Result<Trained, TrainError> {
     let capacity = settings.replay.capacity as usize;
     let meta = checkpoint::read_meta(dir)?;
     let board = BoardMeta::from(cfg);
     if meta.board != board {
-        return Err(format!(
-            "{} holds a model for a {} board, but this scenario's board is {}: \
-                 use another `out`, or `resume: false` to start over",
-            out.display(),
-            meta.board,
-            board
-        ));
+        return Err(TrainError::OtherBoard {
+            out: out.to_path_buf(),
+            theirs: meta.board,
+            ours: board,
+        });
     }
     let grow = shape.grows_from(&meta.network);
     if grow {
         tracing::warn!("{}", growth(meta.network, shape));
     }
     if meta.network != shape && !grow {
-        return Err(format!(
-            "{} holds a network of {} blocks × {} channels (value head {}), but `train.network` asks \
-                 for {} × {} ({}): use another `out`, or `resume: false` to start over",
-            out.display(),
-            meta.network.blocks,
-            meta.network.channels,
-            meta.network.value_hidden,
-            shape.blocks,
-            shape.channels,
-            shape.value_hidden
-        ));
+        return Err(TrainError::OtherNetwork {
+            out: out.to_path_buf(),
+            theirs: meta.network,
+            ours: shape,
+        });
     }
     let load = |file: &str| {
         if grow {
@@ -112,23 +104,23 @@ pub(super) fn resume_from(
     // A checkpoint of a run with `ema` trains on from its trained weights;
     // its model, their average, is read only if this run averages too.
     let has_trained = dir.join(TRAINED_FILE).exists();
-    let net = load(if has_trained { TRAINED_FILE } else { MODEL_FILE }).map_err(candle)?;
+    let net = load(if has_trained { TRAINED_FILE } else { MODEL_FILE })?;
     let saved_average = if has_trained && settings.optimizer.ema > 0.0 {
-        Some(load(MODEL_FILE).map_err(candle)?)
+        Some(load(MODEL_FILE)?)
     } else {
         None
     };
-    let played = played_net(settings.optimizer.ema, saved_average, &net).map_err(candle)?;
-    let mut opt =
-        AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay).map_err(candle)?;
+    let played = played_net(settings.optimizer.ema, saved_average, &net)?;
+    let mut opt = AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay)?;
     if grow {
         opt.load_grown(&net, meta.network, &dir.join(OPTIMIZER_FILE), meta.optimizer_step)
     } else {
         opt.load(&net, &dir.join(OPTIMIZER_FILE), meta.optimizer_step)
-    }
-    .map_err(candle)?;
-    let replay = Replay::load(&dir.join(REPLAY_FILE), capacity)
-        .map_err(|e| format!("{}: {e}", dir.join(REPLAY_FILE).display()))?;
+    }?;
+    let replay = Replay::load(&dir.join(REPLAY_FILE), capacity).map_err(|source| TrainError::File {
+        path: dir.join(REPLAY_FILE),
+        source,
+    })?;
     Ok(Trained {
         net,
         played,
@@ -147,16 +139,18 @@ pub(super) fn start_fresh(
     settings: &TrainSettings,
     device: &candle_core::Device,
     run_seed: u64,
-) -> Result<Trained, String> {
-    let candle = |e: candle_core::Error| e.to_string();
+) -> Result<Trained, TrainError> {
     let capacity = settings.replay.capacity as usize;
     if out.join("checkpoints").exists() && !settings.resume {
         tracing::warn!("resume: false: starting over in {}", out.display());
-        std::fs::remove_dir_all(out.join("checkpoints")).map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
+        std::fs::remove_dir_all(out.join("checkpoints")).map_err(|source| TrainError::Clear {
+            path: out.to_path_buf(),
+            source,
+        })?;
     }
-    let net = Net::new(shape, seed::derive(run_seed, 0, seed::NET_INIT), device).map_err(candle)?;
-    let opt = AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay).map_err(candle)?;
-    let played = played_net(settings.optimizer.ema, None, &net).map_err(candle)?;
+    let net = Net::new(shape, seed::derive(run_seed, 0, seed::NET_INIT), device)?;
+    let opt = AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay)?;
+    let played = played_net(settings.optimizer.ema, None, &net)?;
     Ok(Trained {
         net,
         played,

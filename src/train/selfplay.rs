@@ -460,29 +460,8 @@ impl<B: Bits> Slot<B> {
         stats.moves += 1;
         let (_, status) = pos.play(geo, col);
         if status != Status::Ongoing {
-            let n = self.moves.len();
-            let winner = (status == Status::Won).then_some((n - 1) % 2);
-            let cells = geo.cfg.cells();
-            let samples = self
-                .history
-                .iter()
-                .map(|&(ply, ref p, ref pol, q)| {
-                    let value = match self.random_plies.last() {
-                        Some(&r) if ply <= r => q,
-                        _ => (1.0 - cfg.q_weight) * result_for(winner, ply) + cfg.q_weight * q,
-                    };
-                    Sample::new(p, cells, pol, value)
-                })
-                .collect();
             stats.games += 1;
-            return Some(GameOut {
-                index: self.index,
-                moves: std::mem::take(&mut self.moves),
-                winner,
-                samples,
-                plies: self.history.iter().map(|h| h.0).collect(),
-                random_plies: std::mem::take(&mut self.random_plies),
-            });
+            return Some(self.game_over(geo.cfg.cells(), cfg, status));
         }
         self.tree.advance(geo, col);
         self.sims_done = 0;
@@ -491,6 +470,34 @@ impl<B: Bits> Slot<B> {
             self.explore_root(cfg);
         }
         None
+    }
+
+    /// The finished game (ended with `status`) and its samples: each full
+    /// search's position with its value target, the result blended with
+    /// the search's q by `q_weight` (before the last random move, the q
+    /// alone: the result is not that position's).
+    fn game_over(&mut self, cells: usize, cfg: &SelfPlayConfig, status: Status) -> GameOut {
+        let n = self.moves.len();
+        let winner = (status == Status::Won).then_some((n - 1) % 2);
+        let samples = self
+            .history
+            .iter()
+            .map(|&(ply, ref p, ref pol, q)| {
+                let value = match self.random_plies.last() {
+                    Some(&r) if ply <= r => q,
+                    _ => (1.0 - cfg.q_weight) * result_for(winner, ply) + cfg.q_weight * q,
+                };
+                Sample::new(p, cells, pol, value)
+            })
+            .collect();
+        GameOut {
+            index: self.index,
+            moves: std::mem::take(&mut self.moves),
+            winner,
+            samples,
+            plies: self.history.iter().map(|h| h.0).collect(),
+            random_plies: std::mem::take(&mut self.random_plies),
+        }
     }
 }
 

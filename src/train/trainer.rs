@@ -14,6 +14,7 @@
 //! (which need the referee and player actors) and to notice Ctrl-C.
 
 use super::checkpoint;
+use super::error::TrainError;
 use super::eval_accuracy::{load_positions, measure};
 use super::exchange::{Layout, Ledger};
 use super::ingest::Ingest;
@@ -157,19 +158,12 @@ pub(crate) fn settings_json(t: &TrainSettings) -> serde_json::Value {
 impl TrainState {
     /// Starts a run: resumes from the last checkpoint in `out` when asked
     /// and present, else starts from a fresh network.
-    fn open(sc: &Scenario, json: bool, role: &Role) -> Result<TrainState, String> {
+    fn open(sc: &Scenario, json: bool, role: &Role) -> Result<TrainState, TrainError> {
         let settings = sc.train.clone().unwrap_or_default();
         let out = settings.out_dir(&sc.path);
         let cfg = sc.board;
         let device = resolve_device(&settings.device)?;
-        let shape = NetShape {
-            rows: cfg.rows,
-            cols: cfg.cols,
-            blocks: settings.network.blocks as usize,
-            channels: settings.network.channels as usize,
-            value_hidden: settings.network.value_hidden as usize,
-            reply_head: settings.network.reply_head,
-        };
+        let shape = net_shape(cfg, &settings);
         let workers = match settings.self_play.workers {
             0 if device.is_cpu() => crate::util::cores(),
             0 => 1,
@@ -180,7 +174,6 @@ impl TrainState {
             Some(a) => load_positions(a)?,
             None => Vec::new(),
         };
-        let candle = |e: candle_core::Error| e.to_string();
         let latest = if settings.resume {
             checkpoint::latest(&out)
         } else {
@@ -201,25 +194,14 @@ impl TrainState {
             Some(dir) => resume_from(&dir, &out, cfg, shape, &settings, &device)?,
             None => start_fresh(&out, shape, &settings, &device, sc.seed)?,
         };
-        std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-        let folded = Arc::new(Folded::from_net(played.as_ref().unwrap_or(&net)).map_err(candle)?);
+        std::fs::create_dir_all(&out).map_err(|source| TrainError::Create {
+            path: out.clone(),
+            source,
+        })?;
+        let folded = Arc::new(Folded::from_net(played.as_ref().unwrap_or(&net))?);
         let ingest = match role {
             Role::Single => None,
-            Role::Trainer => {
-                let layout = Layout::new(&out);
-                let run = layout.ensure_run(sc.seed, BoardMeta::from(cfg))?;
-                let d = &settings.distributed;
-                Some(Ingest::new(
-                    layout,
-                    run,
-                    net.shape,
-                    ledger,
-                    d.max_lag,
-                    u64::from(d.positions_per_iteration),
-                    u64::from(settings.self_play.games_per_iteration),
-                    json,
-                ))
-            }
+            Role::Trainer => Some(open_ingest(sc, &settings, &out, net.shape, ledger, json)?),
         };
         Ok(TrainState {
             name: sc.name.clone(),
@@ -253,19 +235,19 @@ impl TrainState {
     /// An evaluator of the current network for one evaluating thread:
     /// position by position on the CPU, so results replay exactly (see
     /// `ParallelCpu`); a copy of the network on other devices.
-    fn play_evaluator(&self) -> Result<Box<dyn Evaluate>, String> {
+    fn play_evaluator(&self) -> Result<Box<dyn Evaluate>, TrainError> {
         Ok(if self.device.is_cpu() {
             Box::new(ParallelCpu::new(self.folded.clone(), 1))
         } else {
             Box::new(CandleEvaluator {
-                net: self.player().duplicate(&self.device).map_err(|e| e.to_string())?,
+                net: self.player().duplicate(&self.device)?,
             })
         })
     }
 
     /// `eval.accuracy` on the current network, on one thread per worker;
     /// fills the row's `acc_*` fields.
-    fn measure_accuracy(&self, row: &mut Row) -> Result<(), String> {
+    fn measure_accuracy(&self, row: &mut Row) -> Result<(), TrainError> {
         let Some(sims) = self.settings.accuracy_simulations() else {
             return Ok(());
         };
@@ -286,7 +268,7 @@ impl TrainState {
         Ok(())
     }
 
-    fn evaluators(&self) -> Result<Vec<Box<dyn Evaluate>>, String> {
+    fn evaluators(&self) -> Result<Vec<Box<dyn Evaluate>>, TrainError> {
         if self.device.is_cpu() {
             Ok((0..self.workers)
                 .map(|_| Box::new(CpuEvaluator::new(self.folded.clone())) as Box<dyn Evaluate>)
@@ -294,7 +276,7 @@ impl TrainState {
         } else {
             (0..self.workers)
                 .map(|_| {
-                    let net = self.player().duplicate(&self.device).map_err(|e| e.to_string())?;
+                    let net = self.player().duplicate(&self.device)?;
                     Ok(Box::new(CandleEvaluator { net }) as Box<dyn Evaluate>)
                 })
                 .collect()
@@ -303,7 +285,7 @@ impl TrainState {
 
     /// The next iteration's new positions (self-play here, or the workers'
     /// files), then its optimizer steps.
-    fn selfplay_and_train(&mut self) -> Result<Row, String> {
+    fn selfplay_and_train(&mut self) -> Result<Row, TrainError> {
         let (new, row) = match self.ingest.as_mut() {
             None => self.self_play()?,
             Some(ing) => {
@@ -332,7 +314,7 @@ impl TrainState {
     }
 
     /// Self-play here for the next iteration: its samples and the row so far.
-    fn self_play(&mut self) -> Result<(Vec<crate::az::encode::Sample>, Row), String> {
+    fn self_play(&mut self) -> Result<(Vec<crate::az::encode::Sample>, Row), TrainError> {
         let it = self.iteration + 1;
         let s = &self.settings;
         let games = s.self_play.games_per_iteration as u64;
@@ -385,7 +367,7 @@ impl TrainState {
     }
 
     /// Puts an iteration's new samples in the replay buffer and trains on it.
-    fn learn(&mut self, mut new: Vec<crate::az::encode::Sample>, mut row: Row) -> Result<Row, String> {
+    fn learn(&mut self, mut new: Vec<crate::az::encode::Sample>, mut row: Row) -> Result<Row, TrainError> {
         let it = row.iteration;
         if self.settings.replay.average_duplicates {
             new = average_duplicates(new);
@@ -412,9 +394,7 @@ impl TrainState {
                     self.replay.len()
                 );
             }
-            let losses = self
-                .train_steps(it, window)
-                .map_err(|e| format!("training step failed: {e}"))?;
+            let losses = self.train_steps(it, window).map_err(TrainError::Step)?;
             row.train_s = t1.elapsed().as_secs_f64();
             row.train_steps = losses.steps;
             row.learning_rate = Some(self.settings.optimizer.learning_rate_at(it));
@@ -424,9 +404,9 @@ impl TrainState {
             row.train_steps_per_s = losses.steps as f64 / row.train_s.max(1e-9);
             if let Some(p) = &self.played {
                 p.average_toward(&self.net, self.settings.optimizer.ema)
-                    .map_err(|e| format!("averaging the weights: {e}"))?;
+                    .map_err(TrainError::Average)?;
             }
-            self.folded = Arc::new(Folded::from_net(self.player()).map_err(|e| e.to_string())?);
+            self.folded = Arc::new(Folded::from_net(self.player())?);
         }
         if self.ingest.is_some() {
             // The trainer waits for files while the workers play, and they
@@ -438,27 +418,32 @@ impl TrainState {
 
     /// Writes the checkpoint for the iteration in `row`, then the metrics
     /// and the chart. Returns the checkpoint directory.
-    fn checkpoint(&mut self, row: Row) -> Result<PathBuf, String> {
+    fn checkpoint(&mut self, row: Row) -> Result<PathBuf, TrainError> {
         let it = row.iteration;
         self.history.retain(|r| r.iteration < it);
         self.history.push(row);
-        let io = |e: std::io::Error| format!("checkpoint in {}: {e}", self.out.display());
+        let io = |source: std::io::Error| TrainError::Checkpoint {
+            out: self.out.clone(),
+            iteration: it,
+            source,
+        };
+        let save = |what: &'static str| move |source: candle_core::Error| TrainError::Save { what, source };
         let w = checkpoint::begin(&self.out, it).map_err(io)?;
         self.player()
             .save(&w.dir.join(MODEL_FILE))
-            .map_err(|e| format!("saving the network: {e}"))?;
+            .map_err(save("the network"))?;
         if self.played.is_some() {
             self.net
                 .save(&w.dir.join(TRAINED_FILE))
-                .map_err(|e| format!("saving the trained network: {e}"))?;
+                .map_err(save("the trained network"))?;
         }
         self.opt
             .save(&self.net, &w.dir.join(OPTIMIZER_FILE))
-            .map_err(|e| format!("saving the optimizer: {e}"))?;
+            .map_err(save("the optimizer"))?;
         self.replay.save(&w.dir.join(REPLAY_FILE)).map_err(io)?;
         if let Some(ing) = &self.ingest {
             // The files whose positions this checkpoint's buffer holds.
-            let text = serde_json::to_vec_pretty(&ing.ledger).map_err(|e| e.to_string())?;
+            let text = serde_json::to_vec_pretty(&ing.ledger).map_err(TrainError::Ledger)?;
             crate::util::write_atomic(&w.dir.join(LEDGER_FILE), &text).map_err(io)?;
         }
         let dir = w.commit(&self.meta(it, self.history.clone())).map_err(io)?;
@@ -486,7 +471,7 @@ impl TrainState {
 
     /// A distributed trainer publishes its current network for the workers
     /// (nothing for a single process). The metrics stay in the checkpoint.
-    fn publish(&self) -> Result<(), String> {
+    fn publish(&self) -> Result<(), TrainError> {
         let Some(ing) = &self.ingest else {
             return Ok(());
         };
@@ -494,18 +479,18 @@ impl TrainState {
         ing.layout
             .publish(self.player(), &self.meta(it, Vec::new()))
             .map(|_| ())
-            .map_err(|e| format!("publishing network {it}: {e}"))
+            .map_err(|source| TrainError::Publish { iteration: it, source })
     }
 
     /// `metrics.csv` and `curves.svg`, from the history.
-    fn write_reports(&self) -> Result<(), String> {
+    fn write_reports(&self) -> Result<(), TrainError> {
         let csv = self.out.join("metrics.csv");
         crate::util::write_atomic(&csv, metrics::csv(&self.history).as_bytes())
-            .map_err(|e| format!("{}: {e}", csv.display()))?;
+            .map_err(|source| TrainError::File { path: csv, source })?;
         match metrics::chart_svg(&self.history, &format!("{}: training curves", self.name)) {
             Ok(svg) => {
                 let p = self.out.join("curves.svg");
-                crate::util::write_atomic(&p, svg.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))?;
+                crate::util::write_atomic(&p, svg.as_bytes()).map_err(|source| TrainError::File { path: p, source })?;
             }
             Err(e) => tracing::warn!("could not draw the chart: {e}"),
         }
@@ -518,22 +503,59 @@ impl TrainState {
     }
 }
 
+/// The network `train.network` asks for on board `cfg`.
+fn net_shape(cfg: BoardConfig, settings: &TrainSettings) -> NetShape {
+    NetShape {
+        rows: cfg.rows,
+        cols: cfg.cols,
+        blocks: settings.network.blocks as usize,
+        channels: settings.network.channels as usize,
+        value_hidden: settings.network.value_hidden as usize,
+        reply_head: settings.network.reply_head,
+    }
+}
+
+/// `--role trainer`'s intake of the workers' files in `out`: the run's id
+/// (made on its first start) and the `ledger` of files already taken.
+fn open_ingest(
+    sc: &Scenario,
+    settings: &TrainSettings,
+    out: &std::path::Path,
+    shape: NetShape,
+    ledger: Ledger,
+    json: bool,
+) -> Result<Ingest, TrainError> {
+    let layout = Layout::new(out);
+    let run = layout.ensure_run(sc.seed, BoardMeta::from(sc.board))?;
+    let d = &settings.distributed;
+    Ok(Ingest::new(
+        layout,
+        run,
+        shape,
+        ledger,
+        d.max_lag,
+        u64::from(d.positions_per_iteration),
+        u64::from(settings.self_play.games_per_iteration),
+        json,
+    ))
+}
+
 /// The distributed trainer's ledger in a checkpoint (see [`super::ingest`]).
 const LEDGER_FILE: &str = "ingest.json";
 
-fn read_ledger(dir: &std::path::Path) -> Result<Ledger, String> {
-    let p = dir.join(LEDGER_FILE);
-    match std::fs::read(&p) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", p.display())),
+fn read_ledger(dir: &std::path::Path) -> Result<Ledger, TrainError> {
+    let path = dir.join(LEDGER_FILE);
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|source| TrainError::Json { path, source }),
         // A checkpoint of a single-process run: nothing taken yet.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Ledger::default()),
-        Err(e) => Err(format!("cannot read {}: {e}", p.display())),
+        Err(source) => Err(TrainError::Read { path, source }),
     }
 }
 
 /// Runs one iteration on the actor's state.
 #[derive(Message)]
-#[rtype(result = "Result<(Row, PathBuf), String>")]
+#[rtype(result = "Result<(Row, PathBuf), TrainError>")]
 pub struct RunIteration;
 
 /// The actor that owns a training run and drives its iterations.
@@ -546,13 +568,11 @@ impl Actor for Trainer {
 }
 
 impl Handler<RunIteration> for Trainer {
-    type Result = ResponseActFuture<Self, Result<(Row, PathBuf), String>>;
+    type Result = ResponseActFuture<Self, Result<(Row, PathBuf), TrainError>>;
 
     fn handle(&mut self, _: RunIteration, _: &mut Context<Self>) -> Self::Result {
         let Some(mut st) = self.state.take() else {
-            return Box::pin(actix::fut::ready(Err(
-                "the trainer lost its state after a failure".to_string()
-            )));
+            return Box::pin(actix::fut::ready(Err(TrainError::LostState)));
         };
         let work = async move {
             let cpu0 = crate::util::cpu_seconds();
@@ -563,7 +583,7 @@ impl Handler<RunIteration> for Trainer {
             .await
             {
                 Ok(x) => x,
-                Err(e) => return (None, Err(format!("self-play or training panicked: {e}"))),
+                Err(e) => return (None, Err(panicked("self-play or training", e))),
             };
             let mut row = match row {
                 Ok(r) => r,
@@ -591,7 +611,7 @@ impl Handler<RunIteration> for Trainer {
                 .await
                 {
                     Ok(x) => x,
-                    Err(e) => return (None, Err(format!("measuring eval.accuracy panicked: {e}"))),
+                    Err(e) => return (None, Err(panicked("measuring eval.accuracy", e))),
                 };
                 st = st2;
                 row = match row2 {
@@ -607,13 +627,21 @@ impl Handler<RunIteration> for Trainer {
             .await
             {
                 Ok((st, r)) => (Some(st), r),
-                Err(e) => (None, Err(format!("writing the checkpoint panicked: {e}"))),
+                Err(e) => (None, Err(panicked("writing the checkpoint", e))),
             }
         };
         Box::pin(work.into_actor(self).map(|(st, r), act, _| {
             act.state = st;
             r
         }))
+    }
+}
+
+/// A blocking task of the iteration that panicked.
+fn panicked(what: &'static str, e: tokio::task::JoinError) -> TrainError {
+    TrainError::Panicked {
+        what,
+        why: e.to_string(),
     }
 }
 
@@ -641,7 +669,7 @@ fn iterate(st: TrainState, start: u32, total: u32, opponent: String) -> Result<O
                         );
                         last = Some(row);
                     }
-                    Ok(Err(e)) => return Err(ModeError::Failed(e.into())),
+                    Ok(Err(e)) => return Err(e.into()),
                     Err(e) => return Err(ModeError::Failed(format!("the trainer stopped: {e}").into())),
                 }
             }

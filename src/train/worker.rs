@@ -55,6 +55,28 @@ pub fn default_name() -> String {
     n
 }
 
+/// Why a worker waits (the `why` of a `worker_waiting` event): passing
+/// states of the shared volume, tried again until they pass.
+#[derive(Debug, thiserror::Error)]
+enum Waiting {
+    #[error("no {} yet (the trainer writes it when it starts)", .0.display())]
+    NoRun(std::path::PathBuf),
+    #[error("{} is a run on a {theirs} board, this scenario's is {ours}", out.display())]
+    OtherBoard {
+        out: std::path::PathBuf,
+        theirs: BoardMeta,
+        ours: BoardMeta,
+    },
+    #[error("cannot read the network: {0}")]
+    Network(#[source] super::exchange::ExchangeError),
+    #[error("the published network is for a {theirs} board, not {ours}")]
+    NetworkBoard { theirs: BoardMeta, ours: BoardMeta },
+    #[error("cannot prepare the network: {0}")]
+    Prepare(#[source] candle_core::Error),
+    #[error("{0} batches not yet taken by the trainer")]
+    Backlog(u64),
+}
+
 /// Tries `what` until it works, saying why it waits (once, then every
 /// minute), with waits growing to `max_wait`. `None` once the run is done.
 fn retry<T>(
@@ -62,7 +84,7 @@ fn retry<T>(
     worker: &str,
     json: bool,
     max_wait: Duration,
-    mut what: impl FnMut() -> Result<T, String>,
+    mut what: impl FnMut() -> Result<T, Waiting>,
 ) -> Option<T> {
     let mut wait = Duration::from_millis(200);
     let mut said: Option<Instant> = None;
@@ -78,7 +100,7 @@ fn retry<T>(
                         json,
                         &crate::events::Event::WorkerWaiting {
                             worker: worker.to_string(),
-                            why: why.clone(),
+                            why: why.to_string(),
                         },
                         &format!("worker {worker}: waiting: {why}"),
                     );
@@ -208,18 +230,13 @@ impl Worker {
         let iterations = settings.iterations;
         let done = || run_done(&layout, iterations);
         let run = retry(&done, &name, json, JOIN_POLL, || {
-            let run = layout.read_run().map_err(|_| {
-                format!(
-                    "no {} yet (the trainer writes it when it starts)",
-                    layout.run_file().display()
-                )
-            })?;
+            let run = layout.read_run().map_err(|_| Waiting::NoRun(layout.run_file()))?;
             if run.board != board {
-                return Err(format!(
-                    "{} is a run on a {} board, this scenario's is {board}",
-                    out.display(),
-                    run.board
-                ));
+                return Err(Waiting::OtherBoard {
+                    out: out.clone(),
+                    theirs: run.board,
+                    ours: board,
+                });
             }
             Ok(run)
         });
@@ -302,18 +319,15 @@ impl Worker {
             return true;
         }
         let (board, name) = (self.board, &self.name);
-        let load = || -> Result<(Meta, Arc<Folded>), String> {
-            let (meta, n) = self
-                .layout
-                .load_latest()
-                .map_err(|e| format!("cannot read the network: {e}"))?;
+        let load = || -> Result<(Meta, Arc<Folded>), Waiting> {
+            let (meta, n) = self.layout.load_latest().map_err(Waiting::Network)?;
             if meta.board != board {
-                return Err(format!(
-                    "the published network is for a {} board, not {board}",
-                    meta.board
-                ));
+                return Err(Waiting::NetworkBoard {
+                    theirs: meta.board,
+                    ours: board,
+                });
             }
-            let folded = Folded::from_net(&n).map_err(|e| format!("cannot prepare the network: {e}"))?;
+            let folded = Folded::from_net(&n).map_err(Waiting::Prepare)?;
             Ok((meta, Arc::new(folded)))
         };
         match (load(), net.is_some()) {
@@ -354,7 +368,7 @@ impl Worker {
             || {
                 let n = backlog();
                 if n >= max {
-                    Err(format!("{n} batches not yet taken by the trainer"))
+                    Err(Waiting::Backlog(n))
                 } else {
                     Ok(())
                 }

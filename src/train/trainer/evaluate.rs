@@ -7,7 +7,7 @@ use super::*;
 /// the current network (player 0) against `eval.opponent` (player 1), every
 /// opening with both colours in turn, one lane per worker. Returns
 /// (score, wins, draws, losses).
-pub(super) async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32, u32), String> {
+pub(super) async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32, u32), TrainError> {
     let e = &st.settings.eval;
     let games = e.games as u64;
     let board: BoardMeta = st.cfg.into();
@@ -34,9 +34,10 @@ pub(super) async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32,
         total: games,
         seed_of: Arc::new(move |index| seed::derive(seed, it as u64 * 1_000_003 + index - 1, seed::EVAL_GAME)),
     };
+    // The lanes (`tournament::lanes`) take their players' failures as text.
     let players = |lane: usize, _lanes: usize| -> Result<Vec<Inner>, String> {
         // One lane per core, so one thread each.
-        let eval = st.play_evaluator()?;
+        let eval = st.play_evaluator().map_err(|e| e.to_string())?;
         let me = AlphaZeroBot::with_evaluator(format!("iteration {it}"), board, st.settings.eval_simulations(), eval);
         let opp = build_strategy(&e.opponent, seed::derive(st.seed, it as u64, lane as u64))
             .map_err(|why| format!("the evaluation opponent `{}` cannot be built: {why}", e.opponent.name))?;
@@ -56,7 +57,9 @@ pub(super) async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32,
         pb.inc(1);
         true
     };
-    play_on_lanes(rules, plan, st.workers.max(1), players, on_done).await?;
+    play_on_lanes(rules, plan, st.workers.max(1), players, on_done)
+        .await
+        .map_err(|e| TrainError::Evaluation(e.to_string()))?;
     pb.finish_and_clear();
     let score = (w as f64 + 0.5 * d as f64) / games as f64;
     Ok((score, w, d, l))

@@ -64,12 +64,18 @@ pub(super) fn summary_line(r: &Row, total: u32, opponent: &str) -> String {
 /// order: when the games do not cover the whole suite, 200 games from the
 /// 343 openings of 3 plies, they still sample it fairly, and every
 /// evaluation plays the same ones) or a file; the empty opening if none.
-pub(super) fn eval_openings(suite: &OpeningSuite, cfg: BoardConfig, seed: u64) -> Result<Vec<Vec<usize>>, String> {
+pub(super) fn eval_openings(suite: &OpeningSuite, cfg: BoardConfig, seed: u64) -> Result<Vec<Vec<usize>>, TrainError> {
     let openings = match suite {
         OpeningSuite::Plies(p) => shuffled_openings(cfg, *p as usize, seed),
         OpeningSuite::File(f) => {
-            let text = std::fs::read_to_string(f).map_err(|e| format!("eval openings file {}: {e}", f.display()))?;
-            parse_opening_file(&text, cfg).map_err(|e| format!("eval openings file {}: {e}", f.display()))?
+            let text = std::fs::read_to_string(f).map_err(|source| TrainError::OpeningsFile {
+                path: f.clone(),
+                source,
+            })?;
+            parse_opening_file(&text, cfg).map_err(|e| TrainError::Openings {
+                path: f.clone(),
+                why: e.to_string(),
+            })?
         }
     };
     Ok(if openings.is_empty() {
@@ -100,8 +106,7 @@ pub(super) fn prepare_run_dir(
     // that means the workers' files and the run id too, or the new history
     // would take the old run's files again.
     if fresh || (role == Role::Trainer && !settings.resume) {
-        crate::train::exchange::start_over(&layout.out, role == Role::Trainer)
-            .map_err(|e| ModeError::Failed(e.into()))?;
+        crate::train::exchange::start_over(&layout.out, role == Role::Trainer).map_err(ModeError::failed)?;
     }
     match role {
         // Workers learn at once that a run given more iterations goes on.

@@ -1,5 +1,5 @@
 //! `c4sim book build` and `c4sim book scores`: the shells around
-//! [`crate::solver::Book`] (best moves) and [`crate::solver::ScoreBook`]
+//! [`c4sim::solver::Book`] (best moves) and [`c4sim::solver::ScoreBook`]
 //! (every position's score up to a ply): solving the positions a book still
 //! needs on every core, a progress bar, and the file.
 //!
@@ -9,14 +9,38 @@
 //! the positions come in a fixed order and every best move is the solver's
 //! (ties to the centre-most column), so two builds give the same bytes.
 
-use crate::game::BoardConfig;
-use crate::solver::{Book, Pos, ScoreBook, Solver};
-use crate::util::write_atomic;
+use c4sim::game::BoardConfig;
+use c4sim::solver::book::BookFileError;
+use c4sim::solver::{Book, Pos, ScoreBook, Solver, SolverError};
+use c4sim::util::write_atomic;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+/// Why a book build stops. The texts are the lines people read after
+/// `error: ` (exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum BookError {
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+    /// The book file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    File { path: PathBuf, source: std::io::Error },
+    /// The book file is not a book this build can resume.
+    #[error("{}: {source}", path.display())]
+    Damaged { path: PathBuf, source: BookFileError },
+    #[error(
+        "{} holds scores up to ply {plies} for another board or depth; remove it or choose another --out",
+        path.display()
+    )]
+    OtherScores { path: PathBuf, plies: u32 },
+    #[error("a book position without a move")]
+    NoMove,
+    #[error("a position without a score")]
+    NoScore,
+}
 
 /// How a build solves and saves, the same for both books (`c4sim book build`
 /// and `c4sim book scores` take these flags).
@@ -52,15 +76,21 @@ pub struct BookBuildOptions {
 
 /// The book in `o.out` to resume (at the depth and openings `o` asks for),
 /// or a new one when there is no file yet.
-fn open_book(o: &BookBuildOptions, solver: &Solver, log: &mut dyn Write) -> Result<Book, String> {
+fn open_book(o: &BookBuildOptions, solver: &Solver, log: &mut dyn Write) -> Result<Book, BookError> {
     match std::fs::read(&o.out) {
         Ok(bytes) => {
-            let b = Book::from_bytes(solver, &bytes).map_err(|e| format!("{}: {e}", o.out.display()))?;
+            let b = Book::from_bytes(solver, &bytes).map_err(|source| BookError::Damaged {
+                path: o.out.clone(),
+                source,
+            })?;
             let _ = writeln!(log, "resuming {}: {} entries", o.out.display(), b.len());
             Ok(b.with_depth(o.plies).with_openings(o.openings))
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Book::new(solver, o.plies).with_openings(o.openings)),
-        Err(e) => Err(format!("{}: {e}", o.out.display())),
+        Err(source) => Err(BookError::File {
+            path: o.out.clone(),
+            source,
+        }),
     }
 }
 
@@ -106,8 +136,8 @@ fn solve_each<T: Send>(
     threads: usize,
     todo: &[Pos],
     solve: impl Fn(&mut Solver, &Pos) -> T + Sync,
-    mut on: impl FnMut(Pos, T) -> Result<(), String>,
-) -> Result<(), String> {
+    mut on: impl FnMut(Pos, T) -> Result<(), BookError>,
+) -> Result<(), BookError> {
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel();
     let mut workers: Vec<Solver> = (1..threads.max(1)).map(|_| solver.helper()).collect();
@@ -118,7 +148,7 @@ fn solve_each<T: Send>(
             }
         }
     };
-    std::thread::scope(|scope| -> Result<(), String> {
+    std::thread::scope(|scope| -> Result<(), BookError> {
         for w in workers.iter_mut() {
             let tx = tx.clone();
             scope.spawn(move || work(w, tx));
@@ -139,12 +169,17 @@ fn solve_each<T: Send>(
 
 /// Builds (or resumes) the 6×7 book; returns it. `log` gets one line per
 /// round and a summary.
-pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, String> {
+pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, BookError> {
     let mut solver = Solver::new(BoardConfig::default(), o.run.table_log2)?;
     let mut book = open_book(o, &solver, log)?;
     let start = Instant::now();
     let bar = progress_bar();
-    let save = |b: &Book| write_atomic(&o.out, &b.to_bytes()).map_err(|e| format!("{}: {e}", o.out.display()));
+    let save = |b: &Book| {
+        write_atomic(&o.out, &b.to_bytes()).map_err(|source| BookError::File {
+            path: o.out.clone(),
+            source,
+        })
+    };
     let mut last_save = Instant::now();
     loop {
         let (todo, known) = book.missing(&solver);
@@ -166,7 +201,7 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Str
             &todo,
             |s, p| s.best_move(p, None),
             |p, best| {
-                let (col, score) = best.ok_or("a book position without a move")?;
+                let (col, score) = best.ok_or(BookError::NoMove)?;
                 book.insert(&p, col, score);
                 bar.set_message(format!("ply {}", p.moves()));
                 bar.inc(1);
@@ -195,22 +230,27 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Str
 
 /// The score book in `out` to resume, or a new one; a file of another
 /// shape or depth is refused rather than mixed in.
-fn open_scores(plies: u32, out: &Path, solver: &Solver, log: &mut dyn Write) -> Result<ScoreBook, String> {
+fn open_scores(plies: u32, out: &Path, solver: &Solver, log: &mut dyn Write) -> Result<ScoreBook, BookError> {
     match std::fs::read(out) {
         Ok(bytes) => {
-            let b = ScoreBook::parse(&bytes).map_err(|e| format!("{}: {e}", out.display()))?;
+            let b = ScoreBook::parse(&bytes).map_err(|source| BookError::Damaged {
+                path: out.to_path_buf(),
+                source,
+            })?;
             if !b.fits(solver.config()) || b.plies() != plies {
-                return Err(format!(
-                    "{} holds scores up to ply {} for another board or depth; remove it or choose another --out",
-                    out.display(),
-                    b.plies()
-                ));
+                return Err(BookError::OtherScores {
+                    path: out.to_path_buf(),
+                    plies: b.plies(),
+                });
             }
             let _ = writeln!(log, "resuming {}: {} entries", out.display(), b.len());
             Ok(b)
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ScoreBook::new(solver, plies)),
-        Err(e) => Err(format!("{}: {e}", out.display())),
+        Err(source) => Err(BookError::File {
+            path: out.to_path_buf(),
+            source,
+        }),
     }
 }
 
@@ -218,11 +258,16 @@ fn open_scores(plies: u32, out: &Path, solver: &Solver, log: &mut dyn Write) -> 
 /// in `out`: solves the positions of its last ply on `run.threads` threads
 /// (saved every `run.save_every` seconds, so a kill loses at most that
 /// much), then scores every earlier position from its children.
-pub fn build_scores(plies: u32, out: &Path, run: SolveRun, log: &mut dyn Write) -> Result<ScoreBook, String> {
+pub fn build_scores(plies: u32, out: &Path, run: SolveRun, log: &mut dyn Write) -> Result<ScoreBook, BookError> {
     let mut solver = Solver::new(BoardConfig::default(), run.table_log2)?;
     let mut book = open_scores(plies, out, &solver, log)?;
     let start = Instant::now();
-    let save = |b: &ScoreBook| write_atomic(out, &b.to_bytes()).map_err(|e| format!("{}: {e}", out.display()));
+    let save = |b: &ScoreBook| {
+        write_atomic(out, &b.to_bytes()).map_err(|source| BookError::File {
+            path: out.to_path_buf(),
+            source,
+        })
+    };
     let todo = book.frontier(&solver);
     let _ = writeln!(log, "solving {} positions of ply {plies}", todo.len());
     let bar = progress_bar();
@@ -234,7 +279,7 @@ pub fn build_scores(plies: u32, out: &Path, run: SolveRun, log: &mut dyn Write) 
         &todo,
         |s, p| s.solve(p, None),
         |p, score| {
-            book.insert(&p, score.ok_or("a position without a score")?);
+            book.insert(&p, score.ok_or(BookError::NoScore)?);
             bar.inc(1);
             if last_save.elapsed() >= run.save_every() {
                 save(&book)?;
