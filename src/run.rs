@@ -101,7 +101,7 @@ pub fn run_scenario(mut sc: Scenario, opts: &RunOptions) -> Result<RunOutcome, M
                 file: sc.path.clone(),
                 source: BuildError::Player {
                     player: p.name.clone(),
-                    source: why.into(),
+                    source: Box::new(why.into()),
                 },
             })
         })?;

@@ -145,7 +145,7 @@ impl Game {
 
     /// The board in the engine's ascii look, columns numbered from 1.
     fn render(&self) -> String {
-        c4sim::render::Look::new(c4sim::render::RenderStyle::Ascii, 2).board(self.game.board())
+        c4sim::render::Painter::new(c4sim::render::RenderStyle::Ascii, 2).board(self.game.board())
     }
 
     fn copy(&self) -> Self {

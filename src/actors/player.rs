@@ -6,7 +6,7 @@ use super::messages::*;
 use crate::players::external::{ExternalProcess, ExternalReply};
 use crate::players::human::{parse_line, StdinLines, Typed};
 use crate::players::{Strategy, TurnView};
-use crate::render::Look;
+use crate::render::Painter;
 use actix::prelude::*;
 use std::future::ready;
 use std::io::{IsTerminal, Write};
@@ -17,13 +17,13 @@ use tokio::sync::{Mutex, Notify};
 /// A person at the terminal.
 pub struct HumanSeat {
     pub lines: StdinLines,
-    pub look: Look,
+    pub look: Painter,
     /// Prompts go to stderr when stdout carries `--json`.
     pub prompt_to_stderr: bool,
 }
 
 /// What the actor wraps.
-pub enum Inner {
+pub enum Occupant {
     Bot(Box<dyn Strategy>),
     Human(HumanSeat),
     External(Box<ExternalProcess>),
@@ -33,16 +33,16 @@ pub struct PlayerActor {
     name: String,
     /// In-process bots need no async work for game start and end.
     is_bot: bool,
-    inner: Arc<Mutex<Inner>>,
+    inner: Arc<Mutex<Occupant>>,
     /// Wakes the pending request when the referee stops waiting.
     abandon: Arc<Notify>,
 }
 
 impl PlayerActor {
-    pub fn new(name: String, inner: Inner) -> Self {
+    pub fn new(name: String, inner: Occupant) -> Self {
         PlayerActor {
             name,
-            is_bot: matches!(inner, Inner::Bot(_)),
+            is_bot: matches!(inner, Occupant::Bot(_)),
             inner: Arc::new(Mutex::new(inner)),
             abandon: Arc::new(Notify::new()),
         }
@@ -79,7 +79,7 @@ impl Handler<YourTurn> for PlayerActor {
         let view = msg.0;
         // Fast bots answer inline: no task, no thread hop.
         if let Ok(mut guard) = self.inner.try_lock() {
-            if let Inner::Bot(s) = &mut *guard {
+            if let Occupant::Bot(s) = &mut *guard {
                 if !s.is_heavy() {
                     let reply = match catch_unwind(AssertUnwindSafe(|| choose_and_explain(s.as_mut(), &view))) {
                         Ok(r) => r,
@@ -96,9 +96,9 @@ impl Handler<YourTurn> for PlayerActor {
         Box::pin(async move {
             let mut guard = inner.lock_owned().await;
             match &mut *guard {
-                Inner::Bot(_) => {
+                Occupant::Bot(_) => {
                     let joined = tokio::task::spawn_blocking(move || match &mut *guard {
-                        Inner::Bot(s) => choose_and_explain(s.as_mut(), &view),
+                        Occupant::Bot(s) => choose_and_explain(s.as_mut(), &view),
                         _ => unreachable!("checked above"),
                     })
                     .await;
@@ -110,8 +110,8 @@ impl Handler<YourTurn> for PlayerActor {
                         Err(e) => Reply::Gone(format!("the bot stopped: {e}")),
                     }
                 }
-                Inner::Human(h) => ask_human(h, &name, &view, &abandon).await,
-                Inner::External(p) => {
+                Occupant::Human(h) => ask_human(h, &name, &view, &abandon).await,
+                Occupant::External(p) => {
                     tokio::select! {
                         r = p.ask(&view) => match r {
                             ExternalReply::Answer(a) => Reply::Answer(a),
@@ -177,7 +177,7 @@ impl Handler<NewGame> for PlayerActor {
     type Result = ResponseFuture<()>;
     fn handle(&mut self, msg: NewGame, _: &mut Context<Self>) -> Self::Result {
         if let Ok(mut g) = self.inner.try_lock() {
-            if let Inner::Bot(s) = &mut *g {
+            if let Occupant::Bot(s) = &mut *g {
                 s.new_game(msg.seed);
                 return Box::pin(ready(()));
             }
@@ -186,13 +186,13 @@ impl Handler<NewGame> for PlayerActor {
         Box::pin(async move {
             let mut g = inner.lock().await;
             match &mut *g {
-                Inner::Bot(s) => s.new_game(msg.seed),
-                Inner::External(p) => {
+                Occupant::Bot(s) => s.new_game(msg.seed),
+                Occupant::External(p) => {
                     if let Err(e) = p.ensure_started() {
                         tracing::warn!("{e}");
                     }
                 }
-                Inner::Human(_) => {}
+                Occupant::Human(_) => {}
             }
         })
     }
@@ -206,7 +206,7 @@ impl Handler<GameEnded> for PlayerActor {
         }
         let inner = self.inner.clone();
         Box::pin(async move {
-            if let Inner::External(p) = &mut *inner.lock().await {
+            if let Occupant::External(p) = &mut *inner.lock().await {
                 p.game_over(msg.result.word(), msg.reason.as_str()).await;
             }
         })
@@ -219,7 +219,7 @@ impl Handler<Shutdown> for PlayerActor {
         self.abandon.notify_one();
         let inner = self.inner.clone();
         Box::pin(async move {
-            if let Inner::External(p) = &mut *inner.lock().await {
+            if let Occupant::External(p) = &mut *inner.lock().await {
                 p.shutdown().await;
             }
         })
@@ -228,5 +228,5 @@ impl Handler<Shutdown> for PlayerActor {
 
 /// Convenience for callers that build answers directly (tests, benches).
 pub fn bot(name: &str, s: Box<dyn Strategy>) -> PlayerActor {
-    PlayerActor::new(name.to_string(), Inner::Bot(s))
+    PlayerActor::new(name.to_string(), Occupant::Bot(s))
 }

@@ -3,7 +3,7 @@
 //! sinks, and ends with a summary per player.
 
 use super::messages::*;
-use super::player::{write_prompt, HumanSeat, Inner, PlayerActor};
+use super::player::{write_prompt, HumanSeat, Occupant, PlayerActor};
 use super::referee::Referee;
 use super::sinks::{JsonWriter, Renderer};
 use crate::game::DEFAULT_LETTERS;
@@ -11,7 +11,7 @@ use crate::players::external::ExternalProcess;
 use crate::players::kinds::RunsAs;
 use crate::players::{build_strategy, check_fits, human, BuildError, KindSpec};
 use crate::record::{tally, GameRecord, Tally};
-use crate::render::{resolve, Look};
+use crate::render::{resolve, Painter};
 use crate::scenario::{FirstMover, PlayerSpec, RenderStyle, Scenario};
 use crate::util::seed;
 use actix::prelude::*;
@@ -58,7 +58,7 @@ pub enum MatchError {
 }
 
 /// Builds what a player actor wraps for one player entry.
-pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Inner, BuildError> {
+pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> Result<Occupant, BuildError> {
     Ok(match &spec.kind {
         KindSpec::Human => {
             let look_style = if out.style == RenderStyle::None {
@@ -66,15 +66,15 @@ pub fn build_inner(spec: &PlayerSpec, seed: u64, out: Output, seats: usize) -> R
             } else {
                 out.style
             };
-            Inner::Human(HumanSeat {
+            Occupant::Human(HumanSeat {
                 lines: human::stdin_lines(),
-                look: Look::new(look_style, seats),
+                look: Painter::new(look_style, seats),
                 prompt_to_stderr: out.json,
             })
         }
-        KindSpec::External(ext) => Inner::External(Box::new(ExternalProcess::new(spec.name.clone(), ext.launch()))),
+        KindSpec::External(ext) => Occupant::External(Box::new(ExternalProcess::new(spec.name.clone(), ext.launch()))),
         // Every other kind is an in-process bot: `build_strategy` matches each.
-        _ => Inner::Bot(build_strategy(spec, seed)?),
+        _ => Occupant::Bot(build_strategy(spec, seed)?),
     })
 }
 

@@ -3,7 +3,7 @@
 use super::messages::GameEvent;
 use crate::events::{emit, Event, TallyLine};
 use crate::record::{GameRecord, Tally};
-use crate::render::Look;
+use crate::render::Painter;
 use crate::scenario::RenderStyle;
 use actix::prelude::*;
 use std::io::Write;
@@ -27,7 +27,7 @@ impl Renderer {
         }
         // `render: none` still reports each result and the summary.
         let quiet = self.style == RenderStyle::None;
-        let look = Look::new(if quiet { RenderStyle::Ascii } else { self.style }, self.seats);
+        let look = Painter::new(if quiet { RenderStyle::Ascii } else { self.style }, self.seats);
         match ev {
             GameEvent::Started { .. } | GameEvent::Moved { .. } | GameEvent::Illegal { .. } | GameEvent::Out { .. }
                 if quiet =>
@@ -98,7 +98,7 @@ impl Renderer {
 
 /// The line that closes a game; under `render: none` it carries the game's
 /// number, since no board or intro came before it to say which game it was.
-fn over_text(look: &Look, record: &GameRecord, quiet: bool) -> String {
+fn over_text(look: &Painter, record: &GameRecord, quiet: bool) -> String {
     let over = look.game_over(&record.outcome, &record.players, record.moves.len());
     if quiet {
         format!("Game {}: {over}\n", record.game)
@@ -203,27 +203,7 @@ impl JsonWriter {
                 reason: *reason,
                 resigned: *resigned,
             },
-            GameEvent::Over { record, .. } => Event::GameOver {
-                game: record.game,
-                result: record.result_word().to_string(),
-                winner: record.winner_name().map(str::to_string),
-                reason: record.outcome.reason,
-                moves: record.moves.clone(),
-                players: record.players.clone(),
-                opening: record.opening.clone(),
-                duration_ms: record.duration_ms,
-                think_ms: record.think_ms.clone(),
-                turns: record.turns.clone(),
-                // Who resigned, by name, only where someone did: FORFEIT alone reads as a crash.
-                resigned: (!record.outcome.resigned.is_empty()).then(|| {
-                    record
-                        .outcome
-                        .resigned
-                        .iter()
-                        .map(|&s| record.players[s].clone())
-                        .collect()
-                }),
-            },
+            GameEvent::Over { record, .. } => game_over(record),
             GameEvent::Summary { tallies } => Event::MatchSummary {
                 players: tallies.iter().map(TallyLine::from).collect(),
             },
@@ -235,5 +215,30 @@ impl Handler<GameEvent> for JsonWriter {
     type Result = ();
     fn handle(&mut self, ev: GameEvent, _: &mut Context<Self>) {
         emit(&JsonWriter::event(&ev));
+    }
+}
+
+/// The `game_over` event of a finished game's record.
+fn game_over(record: &GameRecord) -> Event {
+    Event::GameOver {
+        game: record.game,
+        result: record.result_word().to_string(),
+        winner: record.winner_name().map(str::to_string),
+        reason: record.outcome.reason,
+        moves: record.moves.clone(),
+        players: record.players.clone(),
+        opening: record.opening.clone(),
+        duration_ms: record.duration_ms,
+        think_ms: record.think_ms.clone(),
+        turns: record.turns.clone(),
+        // Who resigned, by name, only where someone did: FORFEIT alone reads as a crash.
+        resigned: (!record.outcome.resigned.is_empty()).then(|| {
+            record
+                .outcome
+                .resigned
+                .iter()
+                .map(|&s| record.players[s].clone())
+                .collect()
+        }),
     }
 }

@@ -2,7 +2,7 @@
 //! neighbourhoods into rows (im2col) and its adjoint. One module of its own
 //! because inference ([`super::inference`]), candle training
 //! ([`super::network`]) and the hand-written backward pass
-//! ([`super::hosttrain`]) all convolve this way, and none of them should
+//! ([`super::cpu_trainer`]) all convolve this way, and none of them should
 //! import another for it.
 
 /// Unfolds the 3×3 neighbourhoods of `ns` positions (`x`: `[ns·h·w, cin]`,

@@ -16,7 +16,7 @@
 //!   games, not from threads inside small ops.
 
 use super::im2col::unfold3;
-use super::network::{Net, NetShape, BN_EPS, POLICY_FILTERS};
+use super::network::{NetShape, PolicyValueNet, BN_EPS, POLICY_FILTERS};
 use crate::game::MAX_SIDE;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -123,11 +123,11 @@ pub struct Scratch {
 }
 
 impl Folded {
-    pub fn from_net(net: &Net) -> candle_core::Result<Folded> {
+    pub fn from_net(net: &PolicyValueNet) -> candle_core::Result<Folded> {
         Ok(Self::from_weights(net.shape, &net.host_weights()?))
     }
 
-    /// From the tensors of a [`Net`] as host floats.
+    /// From the tensors of a [`PolicyValueNet`] as host floats.
     pub fn from_weights(shape: NetShape, w: &HashMap<String, Vec<f32>>) -> Folded {
         let c = shape.channels;
         Folded {
@@ -366,7 +366,7 @@ impl Evaluate for ParallelCpu {
 
 /// The candle network in evaluation mode on any device (the GPU path).
 pub struct CandleEvaluator {
-    pub net: Net,
+    pub net: PolicyValueNet,
 }
 
 impl Evaluate for CandleEvaluator {
@@ -475,7 +475,7 @@ mod tests {
             value_hidden,
             reply_head: false,
         };
-        let net = Net::new(shape, 9, &dev).unwrap();
+        let net = PolicyValueNet::new(shape, 9, &dev).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         // Non-trivial running statistics and affine parameters.
         for (name, v, _) in net.named() {
@@ -515,8 +515,8 @@ mod tests {
     fn play_never_reads_the_reply_head() {
         let dev = Device::Cpu;
         let shape = NetShape::tiny();
-        let plain = Net::new(shape, 3, &dev).unwrap();
-        let headed = Net::new(
+        let plain = PolicyValueNet::new(shape, 3, &dev).unwrap();
+        let headed = PolicyValueNet::new(
             NetShape {
                 reply_head: true,
                 ..shape
@@ -533,7 +533,7 @@ mod tests {
         let planes: Vec<f32> = (0..n * 60)
             .map(|i| if i % 3 == 2 { 1.0 } else { rng.gen_range(0..2) as f32 })
             .collect();
-        let run = |net: &Net| {
+        let run = |net: &PolicyValueNet| {
             let (mut l, mut v) = (Vec::new(), Vec::new());
             Folded::from_net(net)
                 .unwrap()
@@ -557,7 +557,7 @@ mod tests {
             value_hidden: 16,
             reply_head: false,
         };
-        let folded = Arc::new(Folded::from_net(&Net::new(shape, 4, &Device::Cpu).unwrap()).unwrap());
+        let folded = Arc::new(Folded::from_net(&PolicyValueNet::new(shape, 4, &Device::Cpu).unwrap()).unwrap());
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         let inp = 42 * 3;
         for n in [0, 1, 2, 7, 9] {

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | [`encode`] | input planes, training samples, the mirror |
 //! | [`network`] | the residual network and AdamW in candle (any device) |
-//! | [`hosttrain`] | training steps on the CPU with a hand-written backward pass (checked against candle) |
+//! | [`cpu_trainer`] | training steps on the CPU with a hand-written backward pass (checked against candle) |
 //! | [`im2col`] | 3×3 convolutions as products: unfold (im2col) and its adjoint, shared by inference and both training paths |
 //! | [`inference`] | the folded fast CPU path, the candle (GPU) path, the position cache |
 //! | [`mcts`] | PUCT search in steps, so leaves of many games can share a batch |
@@ -14,10 +14,10 @@
 //! | [`meta`] | `meta.json`: a model's board, network shape, iteration and per-iteration figures (pure data) |
 //! | [`device`] | `device: auto | cpu | cuda | metal` |
 
+pub mod cpu_trainer;
 pub mod device;
 pub mod encode;
 pub mod gumbel;
-pub mod hosttrain;
 pub mod im2col;
 pub mod inference;
 pub mod mcts;

@@ -158,7 +158,7 @@ pub const DEFAULT_REPLY_WEIGHT: f64 = 0.15;
 pub const REPLY_FC_W: &str = "reply.fc.w";
 pub const REPLY_FC_B: &str = "reply.fc.b";
 
-/// What [`Net::loss`] computes: the total to step on, and its parts for the
+/// What [`PolicyValueNet::loss`] computes: the total to step on, and its parts for the
 /// metrics. `reply`, present when reply targets were given, is the reply
 /// head's cross-entropy per sample that has a target (the total counts it
 /// weighted, per sample of the batch).
@@ -170,7 +170,7 @@ pub struct Losses {
 }
 
 /// The residual tower and its heads.
-pub struct Net {
+pub struct PolicyValueNet {
     pub shape: NetShape,
     pub device: Device,
     pub stem: ConvBn,
@@ -302,7 +302,7 @@ impl ConvBn {
     }
 }
 
-impl Net {
+impl PolicyValueNet {
     /// A freshly initialised network; the same seed gives the same weights.
     pub fn new(shape: NetShape, seed: u64, device: &Device) -> Result<Self> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x4e45_5457);
@@ -338,7 +338,7 @@ impl Net {
             )),
             false => None,
         };
-        Ok(Net {
+        Ok(PolicyValueNet {
             shape,
             device: device.clone(),
             stem,
@@ -381,13 +381,13 @@ impl Net {
     }
 
     /// `x`: `[N, H, W, 3]` planes → (policy logits `[N, cols]`, values `[N]`).
-    /// The reply head, if any, is not computed: see [`Net::forward_heads`].
+    /// The reply head, if any, is not computed: see [`PolicyValueNet::forward_heads`].
     pub fn forward(&self, x: &Tensor, train: bool) -> Result<(Tensor, Tensor)> {
         let (logits, v, _) = self.forward_heads(x, train, false)?;
         Ok((logits, v))
     }
 
-    /// [`Net::forward`], and with `reply` the reply head's logits
+    /// [`PolicyValueNet::forward`], and with `reply` the reply head's logits
     /// (`[N, cols]`; `None` for a network without the head).
     pub fn forward_heads(&self, x: &Tensor, train: bool, reply: bool) -> Result<(Tensor, Tensor, Option<Tensor>)> {
         let (p, v, n) = if self.native_conv {
@@ -419,7 +419,7 @@ impl Net {
         Ok((p, v, n))
     }
 
-    /// [`Net::features`] with candle's `conv2d` on channels-first tensors.
+    /// [`PolicyValueNet::features`] with candle's `conv2d` on channels-first tensors.
     fn features_native(&self, x: &Tensor, train: bool) -> Result<(Tensor, Tensor, usize)> {
         let x = x.permute((0, 3, 1, 2))?.contiguous()?;
         let h = self.tower(&x, |c, t| c.forward_nchw(t, train))?;
@@ -537,10 +537,10 @@ impl Net {
         candle_core::safetensors::save(&self.tensors(), path)
     }
 
-    /// Loads weights saved by [`Net::save`] into a network of `shape`;
+    /// Loads weights saved by [`PolicyValueNet::save`] into a network of `shape`;
     /// every tensor must be present with the right shape.
     pub fn load(shape: NetShape, path: &Path, device: &Device) -> Result<Self> {
-        let net = Net::new(shape, 0, device)?;
+        let net = PolicyValueNet::new(shape, 0, device)?;
         let saved = candle_core::safetensors::load(path, device)?;
         net.set_from(&saved)?;
         Ok(net)
@@ -571,7 +571,7 @@ impl Net {
                 shape.channels
             );
         }
-        let net = Net::new(shape, 0x6772_6f77, device)?;
+        let net = PolicyValueNet::new(shape, 0x6772_6f77, device)?;
         let saved = candle_core::safetensors::load(path, device)?;
         for (name, v, _) in net.named() {
             let Some(old) = saved.get(&name) else {
@@ -634,7 +634,7 @@ impl Net {
         Ok(())
     }
 
-    /// Copies every tensor from host vectors by name (see [`Net::host_weights`]).
+    /// Copies every tensor from host vectors by name (see [`PolicyValueNet::host_weights`]).
     pub fn set_from_host(&self, w: &HashMap<String, Vec<f32>>) -> Result<()> {
         for (name, v, _) in self.named() {
             let data = w
@@ -648,7 +648,7 @@ impl Net {
     /// Moves every tensor toward `trained`'s: `self ← keep·self + (1 − keep)·trained`,
     /// running statistics included — one step of the exponential moving
     /// average that `optimizer.ema` plays with. Both nets have one shape.
-    pub fn average_toward(&self, trained: &Net, keep: f64) -> Result<()> {
+    pub fn average_toward(&self, trained: &PolicyValueNet, keep: f64) -> Result<()> {
         let theirs = trained.tensors();
         for (name, v, _) in self.named() {
             let t = theirs
@@ -661,8 +661,8 @@ impl Net {
     }
 
     /// A copy on another device (or the same one), sharing nothing.
-    pub fn duplicate(&self, device: &Device) -> Result<Net> {
-        let copy = Net::new(self.shape, 0, device)?;
+    pub fn duplicate(&self, device: &Device) -> Result<PolicyValueNet> {
+        let copy = PolicyValueNet::new(self.shape, 0, device)?;
         let moved: HashMap<String, Tensor> = self
             .tensors()
             .into_iter()

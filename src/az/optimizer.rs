@@ -1,8 +1,8 @@
-//! AdamW for the candle network ([`super::network::Net`]): decoupled
+//! AdamW for the candle network ([`super::network::PolicyValueNet`]): decoupled
 //! weight decay, moments that a checkpoint saves so a resumed run continues
 //! exactly, and moments carried over when a checkpoint's network grows.
 
-use super::network::{embed_grown, is_reply, Net, NetShape};
+use super::network::{embed_grown, is_reply, NetShape, PolicyValueNet};
 use candle_core::{Result, Tensor};
 use std::collections::HashMap;
 use std::path::Path;
@@ -20,12 +20,12 @@ pub struct AdamW {
     pub beta2: f64,
     pub eps: f64,
     pub step: u64,
-    /// Per trained tensor (in [`Net::named`] order): first and second moments.
+    /// Per trained tensor (in [`PolicyValueNet::named`] order): first and second moments.
     pub(crate) moments: Vec<(Tensor, Tensor)>,
 }
 
 impl AdamW {
-    pub fn new(net: &Net, lr: f64, weight_decay: f64) -> Result<Self> {
+    pub fn new(net: &PolicyValueNet, lr: f64, weight_decay: f64) -> Result<Self> {
         let moments = net
             .named()
             .into_iter()
@@ -44,7 +44,7 @@ impl AdamW {
     }
 
     /// One step from the gradients of `loss`.
-    pub fn step(&mut self, net: &Net, loss: &Tensor) -> Result<()> {
+    pub fn step(&mut self, net: &PolicyValueNet, loss: &Tensor) -> Result<()> {
         let grads = loss.backward()?;
         self.step += 1;
         let t = self.step as i32;
@@ -74,7 +74,7 @@ impl AdamW {
     }
 
     /// Moments by tensor name (`m.NAME`, `v.NAME`), for a checkpoint.
-    pub fn tensors(&self, net: &Net) -> HashMap<String, Tensor> {
+    pub fn tensors(&self, net: &PolicyValueNet) -> HashMap<String, Tensor> {
         let mut out = HashMap::new();
         let trained = net.named().into_iter().filter(|(_, _, tr)| *tr);
         for ((name, _, _), (m, s)) in trained.zip(self.moments.iter()) {
@@ -84,12 +84,12 @@ impl AdamW {
         out
     }
 
-    pub fn save(&self, net: &Net, path: &Path) -> Result<()> {
+    pub fn save(&self, net: &PolicyValueNet, path: &Path) -> Result<()> {
         candle_core::safetensors::save(&self.tensors(net), path)
     }
     /// The moments as host vectors by trained-tensor name (for the CPU
-    /// trainer of [`super::hosttrain`]).
-    pub fn host_moments(&self, net: &Net) -> Result<HostMoments> {
+    /// trainer of [`super::cpu_trainer`]).
+    pub fn host_moments(&self, net: &PolicyValueNet) -> Result<HostMoments> {
         let trained = net.named().into_iter().filter(|(_, _, tr)| *tr);
         trained
             .zip(self.moments.iter())
@@ -98,7 +98,7 @@ impl AdamW {
     }
 
     /// Replaces the moments and the step count from host vectors.
-    pub fn set_host_moments(&mut self, net: &Net, moments: &HostMoments, step: u64) -> Result<()> {
+    pub fn set_host_moments(&mut self, net: &PolicyValueNet, moments: &HostMoments, step: u64) -> Result<()> {
         let trained = net.named().into_iter().filter(|(_, _, tr)| *tr);
         for ((name, v, _), (m, s)) in trained.zip(self.moments.iter_mut()) {
             let (hm, hs) = moments
@@ -112,18 +112,18 @@ impl AdamW {
     }
 
     /// Restores the moments saved by [`AdamW::save`] and the step count.
-    pub fn load(&mut self, net: &Net, path: &Path, step: u64) -> Result<()> {
+    pub fn load(&mut self, net: &PolicyValueNet, path: &Path, step: u64) -> Result<()> {
         self.load_some(net, path, step, None)
     }
 
-    /// As [`AdamW::load`] for a grown network ([`Net::load_grown`]): the
+    /// As [`AdamW::load`] for a grown network ([`PolicyValueNet::load_grown`]): the
     /// saved moments sit where the saved weights do, and the new blocks',
     /// channels' and reply head's moments start at zero.
-    pub fn load_grown(&mut self, net: &Net, from: NetShape, path: &Path, step: u64) -> Result<()> {
+    pub fn load_grown(&mut self, net: &PolicyValueNet, from: NetShape, path: &Path, step: u64) -> Result<()> {
         self.load_some(net, path, step, Some(from))
     }
 
-    fn load_some(&mut self, net: &Net, path: &Path, step: u64, grown_from: Option<NetShape>) -> Result<()> {
+    fn load_some(&mut self, net: &PolicyValueNet, path: &Path, step: u64, grown_from: Option<NetShape>) -> Result<()> {
         let saved = candle_core::safetensors::load(path, &net.device)?;
         let trained = net.named().into_iter().filter(|(_, _, tr)| *tr);
         for ((name, v, _), (m, s)) in trained.zip(self.moments.iter_mut()) {

@@ -17,7 +17,7 @@
 
 use crate::az::inference::{Cache, CpuEvaluator, Evaluate, Folded, ParallelCpu, Scratch};
 use crate::az::mcts::{search_batched, NoProver, Tree};
-use crate::az::network::{Net, NetShape};
+use crate::az::network::{NetShape, PolicyValueNet};
 use crate::bench::error::BenchError;
 use crate::game::bitboard::Geometry;
 use crate::game::bitboard::Position;
@@ -79,8 +79,9 @@ fn bench_shape(board: BoardConfig, blocks: usize, channels: usize) -> NetShape {
 
 /// A freshly initialised network (and its CPU fold) of `blocks` × `channels` for `board`
 /// (seed 1), folded for the CPU: benches time the arithmetic, not the weights.
-fn random_net(board: BoardConfig, blocks: usize, channels: usize) -> std::io::Result<(Net, Arc<Folded>)> {
-    let net = Net::new(bench_shape(board, blocks, channels), 1, &Device::Cpu).map_err(std::io::Error::other)?;
+fn random_net(board: BoardConfig, blocks: usize, channels: usize) -> std::io::Result<(PolicyValueNet, Arc<Folded>)> {
+    let net =
+        PolicyValueNet::new(bench_shape(board, blocks, channels), 1, &Device::Cpu).map_err(std::io::Error::other)?;
     let folded = Arc::new(Folded::from_net(&net).map_err(std::io::Error::other)?);
     Ok((net, folded))
 }
@@ -253,7 +254,7 @@ fn torch_rates(
 
 /// Training steps per second (forward, backward, AdamW) on a fixed random
 /// batch: candle with the unfold op (the baseline), candle's `conv2d`,
-/// and the hand-written CPU backward of [`crate::az::hosttrain`].
+/// and the hand-written CPU backward of [`crate::az::cpu_trainer`].
 pub fn train_bench(
     board: BoardConfig,
     nets: &[(usize, usize)],
@@ -331,7 +332,7 @@ struct TrainWork<'a> {
 /// Training steps per second through candle (its conv2d when `native`,
 /// else unfold + matmul), median of `rounds`, and the first step's loss.
 fn candle_rate(w: &TrainWork, native: bool) -> candle_core::Result<(f64, f32)> {
-    let mut net = Net::new(w.shape, 1, &Device::Cpu)?;
+    let mut net = PolicyValueNet::new(w.shape, 1, &Device::Cpu)?;
     net.native_conv = native;
     let first = net.loss(w.x, w.p, w.z, None)?.total.to_scalar::<f32>()?;
     let mut opt = crate::az::optimizer::AdamW::new(&net, 1e-3, 1e-4)?;
@@ -358,8 +359,8 @@ fn steps_per_second<E>(steps: usize, rounds: usize, mut step: impl FnMut() -> Re
 /// The same through the hand-written CPU backward (what training uses on a
 /// CPU) on `threads` threads.
 fn host_rate(w: &TrainWork, threads: usize) -> candle_core::Result<(f64, f32)> {
-    let net = Net::new(w.shape, 1, &Device::Cpu)?;
-    let mut host = crate::az::hosttrain::HostTrainer::from_net(&net, &Default::default(), 0, 1e-3, 1e-4, threads)?;
+    let net = PolicyValueNet::new(w.shape, 1, &Device::Cpu)?;
+    let mut host = crate::az::cpu_trainer::CpuTrainer::from_net(&net, &Default::default(), 0, 1e-3, 1e-4, threads)?;
     let xs = w.x.flatten_all()?.to_vec1::<f32>()?;
     let ps = w.p.flatten_all()?.to_vec1::<f32>()?;
     let zs = w.z.to_vec1::<f32>()?;

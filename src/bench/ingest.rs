@@ -9,7 +9,7 @@
 use crate::az::encode::Sample;
 use crate::az::inference::{CpuEvaluator, Evaluate, Folded};
 use crate::az::meta::BoardMeta;
-use crate::az::network::{Net, NetShape};
+use crate::az::network::{NetShape, PolicyValueNet};
 use crate::bench::error::BenchError;
 use crate::game::bitboard::{with_width, Geometry};
 use crate::game::MAX_SIDE;
@@ -138,7 +138,7 @@ fn write_as(args: &IngestArgs, dir: &Path, name: &str) -> Result<(), BenchError>
 fn one_worker(args: &IngestArgs, sc: &Scenario) -> Result<(f64, f64, u64), BenchError> {
     let settings = sc.train.clone().unwrap_or_default();
     let shape = shape_of(sc);
-    let net = Net::new(shape, 7, &candle_core::Device::Cpu)?;
+    let net = PolicyValueNet::new(shape, 7, &candle_core::Device::Cpu)?;
     let folded = Arc::new(Folded::from_net(&net)?);
     let cfg = SelfPlayConfig::from_settings(&settings, true, args.games);
     let mut evals: Vec<Box<dyn Evaluate>> = vec![Box::new(CpuEvaluator::new(folded))];

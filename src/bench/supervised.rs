@@ -19,18 +19,18 @@
 //! would play). Training positions equal to a test position or its mirror
 //! image are dropped ([`training_samples`]), and duplicates kept once.
 //!
-//! The steps are the trainer's own ([`HostTrainer`], AdamW, batches drawn
+//! The steps are the trainer's own ([`CpuTrainer`], AdamW, batches drawn
 //! uniformly with mirror augmentation), with a cosine-decayed learning rate.
 //! The model directory it writes (`meta.json`, `model.safetensors`) plays
 //! as `{kind: alphazero, model: DIR}`, so the final figure is measured with
 //! `bench accuracy` like every other network's.
 
 use crate::actors::mode::ModeError;
+use crate::az::cpu_trainer::CpuTrainer;
 use crate::az::encode::Sample;
-use crate::az::hosttrain::HostTrainer;
 use crate::az::inference::{CpuEvaluator, Evaluate, Folded};
 use crate::az::meta::{BoardMeta, Meta, FORMAT, META_FILE, MODEL_FILE, VERSION};
-use crate::az::network::{Net, NetShape};
+use crate::az::network::{NetShape, PolicyValueNet};
 use crate::bench::accuracy::load_sets;
 use crate::bench::error::BenchError;
 use crate::game::bitboard::{Geometry, Position};
@@ -182,7 +182,7 @@ pub fn cosine(lr: f64, step: u64, steps: u64) -> f64 {
 }
 
 /// The network alone (1 simulation, as `bench accuracy` asks it) on `positions`.
-fn mistakes(net: &Net, positions: &[&Labelled], seed: u64, threads: usize) -> Result<Tally, BenchError> {
+fn mistakes(net: &PolicyValueNet, positions: &[&Labelled], seed: u64, threads: usize) -> Result<Tally, BenchError> {
     let folded = Arc::new(Folded::from_net(net)?);
     // The evaluator's error type is the tally's own (it never fails here).
     let evaluator =
@@ -191,7 +191,7 @@ fn mistakes(net: &Net, positions: &[&Labelled], seed: u64, threads: usize) -> Re
 }
 
 /// Writes the model directory: `model.safetensors`, then `meta.json`.
-fn save(net: &Net, args: &SupervisedArgs, step: u64, samples: usize) -> Result<(), BenchError> {
+fn save(net: &PolicyValueNet, args: &SupervisedArgs, step: u64, samples: usize) -> Result<(), BenchError> {
     std::fs::create_dir_all(&args.out).map_err(BenchError::file(&args.out))?;
     net.save(&args.out.join(MODEL_FILE))?;
     let meta = Meta {
@@ -290,7 +290,7 @@ fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), BenchError> {
         replay.push(*s);
     }
     let net = initial_net(args)?;
-    let mut host = HostTrainer::from_net(
+    let mut host = CpuTrainer::from_net(
         &net,
         &Default::default(),
         0,
@@ -331,7 +331,7 @@ fn train(args: &SupervisedArgs, inputs: Inputs) -> Result<(), BenchError> {
 
 /// The network trained: `--init`'s model (which must be for 6×7, win 4, the
 /// sets' board) or a new one of `--blocks` × `--channels`.
-fn initial_net(args: &SupervisedArgs) -> Result<Net, BenchError> {
+fn initial_net(args: &SupervisedArgs) -> Result<PolicyValueNet, BenchError> {
     let device = Device::Cpu;
     let cfg = board();
     match &args.init {
@@ -354,7 +354,7 @@ fn initial_net(args: &SupervisedArgs) -> Result<Net, BenchError> {
                 value_hidden: 64,
                 reply_head: false,
             };
-            Ok(Net::new(shape, args.seed, &device)?)
+            Ok(PolicyValueNet::new(shape, args.seed, &device)?)
         }
     }
 }
@@ -372,7 +372,7 @@ impl Curve {
     /// `step`, with the mean `(policy, value)` losses since the last point.
     fn measure(
         &mut self,
-        net: &Net,
+        net: &PolicyValueNet,
         args: &SupervisedArgs,
         step: u64,
         (p, v): (f64, f64),

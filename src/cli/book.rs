@@ -13,7 +13,7 @@ use c4sim::game::BoardConfig;
 use c4sim::solver::book::BookFileError;
 use c4sim::solver::{Book, Pos, ScoreBook, Solver, SolverError};
 use c4sim::util::write_atomic;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -94,21 +94,6 @@ fn open_book(o: &BookBuildOptions, solver: &Solver, log: &mut dyn Write) -> Resu
     }
 }
 
-/// A progress bar on a terminal, hidden elsewhere (logs get a line a round).
-fn progress_bar() -> indicatif::ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let b = indicatif::ProgressBar::new(0);
-    b.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:30.cyan/blue} {pos}/{len} positions  {per_sec}  ETA {eta}  {msg}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    b
-}
-
 /// A round's log line: time so far, entries, and the positions it solves.
 fn say_round(log: &mut dyn Write, start: Instant, entries: usize, todo: &[Pos]) {
     let plies = todo
@@ -173,7 +158,7 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Boo
     let mut solver = Solver::new(BoardConfig::default(), o.run.table_log2)?;
     let mut book = open_book(o, &solver, log)?;
     let start = Instant::now();
-    let bar = progress_bar();
+    let bar = c4sim::events::bar("positions").start(0);
     let save = |b: &Book| {
         write_atomic(&o.out, &b.to_bytes()).map_err(|source| BookError::File {
             path: o.out.clone(),
@@ -270,7 +255,7 @@ pub fn build_scores(plies: u32, out: &Path, run: SolveRun, log: &mut dyn Write) 
     };
     let todo = book.frontier(&solver);
     let _ = writeln!(log, "solving {} positions of ply {plies}", todo.len());
-    let bar = progress_bar();
+    let bar = c4sim::events::bar("positions").start(0);
     bar.set_length(todo.len() as u64);
     let mut last_save = Instant::now();
     solve_each(

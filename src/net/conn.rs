@@ -6,8 +6,8 @@
 //! reading. The tasks know the hub only as [`ConnHub`] recipients.
 
 use super::codec::{self, ErrorCode, MAX_BAD_LINES};
+use super::hub_messages::{Closed, ConnHub, Inbound, Open};
 use super::lines::{Line, LineReader};
-use super::msgs::{Closed, ConnHub, Inbound, Open};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

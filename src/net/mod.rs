@@ -10,7 +10,7 @@
 //! - [`server`]: the hub actor that carries the state's effects out and
 //!   seats remote players at the one referee; [`seat`] and [`conn`] are its
 //!   per-seat and per-connection halves, which reach it through the
-//!   [`msgs`] recipients only.
+//!   [`hub_messages`] recipients only.
 //! - [`client`]: `mode: join`, any player kind playing on a server.
 //! - [`bench`]: the lobby load test (`c4sim bench lobby`).
 
@@ -20,9 +20,9 @@ pub mod client;
 pub mod codec;
 pub mod conn;
 pub mod hub;
+pub mod hub_messages;
 pub mod lines;
 pub mod lobby;
-pub mod msgs;
 pub mod seat;
 pub mod server;
 

@@ -4,7 +4,7 @@
 //! seat, because `Abandon` and `GameEnded` do not say whose they are. The
 //! hub then turns them into protocol lines on that player's connection.
 
-use super::msgs::{SeatAbandon, SeatAsk, SeatEnded, SeatHub};
+use super::hub_messages::{SeatAbandon, SeatAsk, SeatEnded, SeatHub};
 use crate::actors::messages::{Abandon, GameEnded, NewGame, Reply, Shutdown, YourTurn};
 use actix::prelude::*;
 

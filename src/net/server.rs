@@ -10,7 +10,7 @@
 
 use super::conn::{self, Limits};
 use super::hub::{match_id, ConnId, Effect, HubState, MatchStart, SeatAnswer, Timer};
-use super::msgs::{Closed, ConnHub, Inbound, Open, Outbox, SeatAbandon, SeatAsk, SeatEnded, SeatHub};
+use super::hub_messages::{Closed, ConnHub, Inbound, Open, Outbox, SeatAbandon, SeatAsk, SeatEnded, SeatHub};
 use super::seat::NetSeat;
 use crate::actors::messages::{GameEvent, PlayGame, PlayerHandle, Reply, Seat};
 use crate::actors::mode::{run_mode, ModeError};

@@ -160,7 +160,7 @@ fn answer_all(agent: &dyn Agent, questions: &Receiver<Question>, gate: &Gate) {
         drop(open);
         let mut answers = answers.into_iter();
         for q in batch {
-            let a = answers.next().unwrap_or_else(|| Err(AgentError::FewerAnswers));
+            let a = answers.next().unwrap_or(Err(AgentError::FewerAnswers));
             let _ = q.reply.send(a);
         }
     }

@@ -341,8 +341,9 @@ pub enum BuildError {
     #[error("player `{player}`: {source}")]
     Player {
         player: String,
+        /// Boxed: a `Result` carrying this error stays small on the happy path.
         #[source]
-        source: KindError,
+        source: Box<KindError>,
     },
 }
 
@@ -390,7 +391,7 @@ pub fn build_strategy(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Strategy>,
     };
     built.map_err(|source| BuildError::Player {
         player: spec.name.clone(),
-        source,
+        source: Box::new(source),
     })
 }
 
@@ -401,7 +402,7 @@ pub fn check_fits(spec: &PlayerSpec, cfg: BoardConfig) -> Result<(), BuildError>
     let fits = spec.kind.keyed().map_or(Ok(()), |k| k.fits(cfg));
     fits.map_err(|e| BuildError::Player {
         player: spec.name.clone(),
-        source: e.into(),
+        source: Box::new(e.into()),
     })
 }
 

@@ -84,13 +84,18 @@ pub fn read_meta(dir: &Path) -> Result<Meta, ModelError> {
 
 /// Loads the network a `model:` path names (see [`resolve_model`]) onto
 /// `device`, with its metadata.
-pub fn load_model(model: &Path, device: &candle_core::Device) -> Result<(Meta, crate::az::network::Net), ModelError> {
+pub fn load_model(
+    model: &Path,
+    device: &candle_core::Device,
+) -> Result<(Meta, crate::az::network::PolicyValueNet), ModelError> {
     let dir = resolve_model(model)?;
     let meta = read_meta(&dir)?;
     let file = dir.join(MODEL_FILE);
-    let net = crate::az::network::Net::load(meta.network, &file, device).map_err(|source| ModelError::Weights {
-        path: file.clone(),
-        source,
+    let net = crate::az::network::PolicyValueNet::load(meta.network, &file, device).map_err(|source| {
+        ModelError::Weights {
+            path: file.clone(),
+            source,
+        }
     })?;
     Ok((meta, net))
 }

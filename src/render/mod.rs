@@ -38,14 +38,14 @@ pub fn resolve(style: RenderStyle, color: ColorChoice, is_terminal: bool, no_col
 
 /// Draws boards and game messages in one style.
 #[derive(Clone, Copy, Debug)]
-pub struct Look {
+pub struct Painter {
     pub style: RenderStyle,
     pub seats: usize,
 }
 
-impl Look {
+impl Painter {
     pub fn new(style: RenderStyle, seats: usize) -> Self {
-        Look { style, seats }
+        Painter { style, seats }
     }
 
     /// The piece of a seat as this look draws it.
@@ -267,7 +267,7 @@ mod tests {
 
     #[test]
     fn ascii_board() {
-        let s = Look::new(RenderStyle::Ascii, 2).board(&sample());
+        let s = Painter::new(RenderStyle::Ascii, 2).board(&sample());
         let lines: Vec<&str> = s.lines().collect();
         assert_eq!(lines[0], "  1   2   3   4   5   6   7 ");
         assert_eq!(lines[5], "| . | . | . | O | . | . | . |");
@@ -277,10 +277,10 @@ mod tests {
 
     #[test]
     fn emoji_and_fullwidth_boards() {
-        let s = Look::new(RenderStyle::Emoji, 2).board(&sample());
+        let s = Painter::new(RenderStyle::Emoji, 2).board(&sample());
         assert!(s.starts_with("  1  2  3  4  5  6  7"));
         assert!(s.contains("┃ ⚪ ⚪ ⚪ 🔴 ⚪ ⚪ ⚪ ┃"));
-        let f = Look::new(RenderStyle::Fullwidth, 2).board(&sample());
+        let f = Painter::new(RenderStyle::Fullwidth, 2).board(&sample());
         assert!(f.starts_with("　１　２　３"));
         assert!(f.contains("｜　｜　｜　｜Ｘ｜"));
         assert!(f.contains("＋－＋－＋"));
@@ -301,7 +301,7 @@ mod tests {
 
     #[test]
     fn messages() {
-        let look = Look::new(RenderStyle::Emoji, 2);
+        let look = Painter::new(RenderStyle::Emoji, 2);
         let names = vec!["A".to_string(), "B".to_string()];
         assert_eq!(look.move_line(4, 0, "A", 3), "Move 4 — 🔴 Red (A) played column 4");
         assert_eq!(look.next_line(1, "B"), "Next: 🟡 Yellow (B)'s turn");

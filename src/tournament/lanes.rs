@@ -11,7 +11,7 @@
 //! guarantees at a given concurrency.
 
 use crate::actors::messages::{GameEvent, PlayGame, PlayerHandle, Seat, Shutdown};
-use crate::actors::player::{Inner, PlayerActor};
+use crate::actors::player::{Occupant, PlayerActor};
 use crate::actors::referee::Referee;
 use crate::game::{BoardConfig, DEFAULT_LETTERS};
 use crate::record::GameRecord;
@@ -63,7 +63,7 @@ struct Lane {
     shutdown: Vec<Recipient<Shutdown>>,
 }
 
-fn start_lane(rules: &Rules, inners: Vec<Inner>) -> Lane {
+fn start_lane(rules: &Rules, inners: Vec<Occupant>) -> Lane {
     let arbiter = Arbiter::new();
     let referee = Referee::start_in_arbiter(&arbiter.handle(), |_| Referee);
     let mut players = Vec::new();
@@ -91,7 +91,7 @@ pub async fn play_on_lanes<E: Into<Box<dyn Error + Send + Sync>>>(
     rules: Rules,
     games: Vec<Planned>,
     concurrency: usize,
-    players: impl FnMut(usize, usize) -> Result<Vec<Inner>, E>,
+    players: impl FnMut(usize, usize) -> Result<Vec<Occupant>, E>,
     on_done: impl FnMut(GameRecord) -> bool,
 ) -> Result<(), LaneError> {
     play_on_lanes_watched(rules, games, concurrency, players, on_done, Vec::new()).await
@@ -103,7 +103,7 @@ pub async fn play_on_lanes_watched<E: Into<Box<dyn Error + Send + Sync>>>(
     rules: Rules,
     games: Vec<Planned>,
     concurrency: usize,
-    mut players: impl FnMut(usize, usize) -> Result<Vec<Inner>, E>,
+    mut players: impl FnMut(usize, usize) -> Result<Vec<Occupant>, E>,
     mut on_done: impl FnMut(GameRecord) -> bool,
     sinks: Vec<Recipient<GameEvent>>,
 ) -> Result<(), LaneError> {

@@ -224,15 +224,7 @@ pub fn run_tournament_watched(
         w.do_send(standings(&done));
     }
     let lines = Rc::new(RefCell::new(done));
-    // On a terminal, hidden with `--json`; an SPRT run shows its test instead of an ETA.
-    let bar = crate::events::bar("games")
-        .hidden(json)
-        .eta(sprt.is_none())
-        .start(total);
-    bar.set_position(total - todo.len() as u64);
-    if let Some(q) = &sprt {
-        bar.set_message(q.summary().progress_line());
-    }
+    let bar = progress_bar(json, sprt.as_ref(), total, total - todo.len() as u64);
     let mut write_error: Option<TournamentError> = None;
     let outcome = run_mode(
         async {
@@ -286,6 +278,21 @@ pub fn run_tournament_watched(
     }
     let all = lines.borrow().clone();
     finish(sc, &dir, &names, all, sprt.as_ref(), total, json).map(Some)
+}
+
+/// The run's progress bar, `done` of `total` games already played: on a
+/// terminal, hidden with `--json`; an SPRT run shows its test instead of an
+/// ETA.
+fn progress_bar(json: bool, sprt: Option<&sprt::Sequential>, total: u64, done: u64) -> indicatif::ProgressBar {
+    let bar = crate::events::bar("games")
+        .hidden(json)
+        .eta(sprt.is_none())
+        .start(total);
+    bar.set_position(done);
+    if let Some(q) = sprt {
+        bar.set_message(q.summary().progress_line());
+    }
+    bar
 }
 
 /// The openings and the games of this run (of its shard, with `--shard`),

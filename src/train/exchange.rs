@@ -15,7 +15,7 @@
 //! ```
 
 use crate::az::meta::{BoardMeta, Meta, META_FILE, MODEL_FILE};
-use crate::az::network::Net;
+use crate::az::network::PolicyValueNet;
 use crate::players::model;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -191,7 +191,7 @@ impl Layout {
     /// Publishes the network of `meta.iteration` as `networks/net-NNNNNN`
     /// and points `LATEST` at it. Publishing the same iteration again (a
     /// trainer that restarted) replaces nothing.
-    pub fn publish(&self, net: &Net, meta: &Meta) -> std::io::Result<PathBuf> {
+    pub fn publish(&self, net: &PolicyValueNet, meta: &Meta) -> std::io::Result<PathBuf> {
         let dir = self.networks();
         std::fs::create_dir_all(&dir)?;
         let name = net_name(meta.iteration);
@@ -260,7 +260,7 @@ impl Layout {
     }
 
     /// Loads the newest published network and its metadata.
-    pub fn load_latest(&self) -> Result<(Meta, Net), ExchangeError> {
+    pub fn load_latest(&self) -> Result<(Meta, PolicyValueNet), ExchangeError> {
         let (_, dir) = self.latest_network()?;
         Ok(model::load_model(&dir, &candle_core::Device::Cpu)?)
     }

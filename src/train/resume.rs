@@ -10,7 +10,7 @@ use super::error::TrainError;
 use super::metrics::Row;
 use super::replay::Replay;
 use crate::az::meta::{BoardMeta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE, TRAINED_FILE};
-use crate::az::network::{Net, NetShape};
+use crate::az::network::{NetShape, PolicyValueNet};
 use crate::az::optimizer::AdamW;
 use crate::game::BoardConfig;
 use crate::scenario::train::TrainSettings;
@@ -20,10 +20,10 @@ use std::path::Path;
 /// What a run trains and carries from one iteration to the next.
 pub(super) struct Trained {
     /// The network the optimizer steps.
-    pub net: Net,
+    pub net: PolicyValueNet,
     /// With `optimizer.ema`, the moving average of `net` that plays
     /// (self-play, evaluation, the saved model); `None` when `net` plays.
-    pub played: Option<Net>,
+    pub played: Option<PolicyValueNet>,
     pub opt: AdamW,
     pub replay: Replay,
     /// The metrics of the iterations done.
@@ -35,7 +35,11 @@ pub(super) struct Trained {
 /// The played network for a run with `ema` > 0: the saved average where the
 /// checkpoint has one, else a copy of the trained network (the average
 /// starts there).
-fn played_net(ema: f64, saved: Option<Net>, net: &Net) -> candle_core::Result<Option<Net>> {
+fn played_net(
+    ema: f64,
+    saved: Option<PolicyValueNet>,
+    net: &PolicyValueNet,
+) -> candle_core::Result<Option<PolicyValueNet>> {
     if ema <= 0.0 {
         return Ok(None);
     }
@@ -96,9 +100,9 @@ pub(super) fn resume_from(
     }
     let load = |file: &str| {
         if grow {
-            Net::load_grown(shape, meta.network, &dir.join(file), device)
+            PolicyValueNet::load_grown(shape, meta.network, &dir.join(file), device)
         } else {
-            Net::load(shape, &dir.join(file), device)
+            PolicyValueNet::load(shape, &dir.join(file), device)
         }
     };
     // A checkpoint of a run with `ema` trains on from its trained weights;
@@ -148,7 +152,7 @@ pub(super) fn start_fresh(
             source,
         })?;
     }
-    let net = Net::new(shape, seed::derive(run_seed, 0, seed::NET_INIT), device)?;
+    let net = PolicyValueNet::new(shape, seed::derive(run_seed, 0, seed::NET_INIT), device)?;
     let opt = AdamW::new(&net, settings.optimizer.learning_rate, settings.optimizer.weight_decay)?;
     let played = played_net(settings.optimizer.ema, None, &net)?;
     Ok(Trained {

@@ -24,13 +24,13 @@ use super::replay::{average_duplicates, Batch, Replay};
 use super::resume::{resume_from, start_fresh, Trained};
 use super::selfplay::{play_parallel, SelfPlayConfig};
 use crate::actors::mode::{run_mode, ModeError};
-use crate::actors::player::Inner;
+use crate::actors::player::Occupant;
+use crate::az::cpu_trainer::{CpuTrainer, StepLoss};
 use crate::az::device::{device_name, resolve_device};
 use crate::az::encode::PLANES;
-use crate::az::hosttrain::{HostTrainer, StepLoss};
 use crate::az::inference::{CandleEvaluator, CpuEvaluator, Evaluate, Folded, ParallelCpu};
 use crate::az::meta::{self, BoardMeta, Meta, MODEL_FILE, OPTIMIZER_FILE, REPLAY_FILE, TRAINED_FILE};
-use crate::az::network::{Net, NetShape};
+use crate::az::network::{NetShape, PolicyValueNet};
 use crate::az::optimizer::AdamW;
 use crate::game::bitboard::{with_width, Geometry};
 use crate::game::openings::{parse_opening_file, shuffled_openings};
@@ -71,10 +71,10 @@ pub struct TrainState {
     out: PathBuf,
     device: Device,
     /// The network the optimizer steps.
-    net: Net,
+    net: PolicyValueNet,
     /// `optimizer.ema`: the moving average of `net` that plays; `None`
     /// when `net` itself plays (see [`TrainState::player`]).
-    played: Option<Net>,
+    played: Option<PolicyValueNet>,
     opt: AdamW,
     replay: Replay,
     folded: Arc<Folded>,
@@ -228,7 +228,7 @@ impl TrainState {
     /// The network that plays: self-play, evaluation, the saved model and
     /// the workers' published one. With `optimizer.ema` the moving average
     /// of the trained weights, else the trained network.
-    fn player(&self) -> &Net {
+    fn player(&self) -> &PolicyValueNet {
         self.played.as_ref().unwrap_or(&self.net)
     }
 

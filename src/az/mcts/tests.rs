@@ -4,7 +4,7 @@
 use super::*;
 use crate::az::inference::CpuEvaluator;
 use crate::az::inference::Folded;
-use crate::az::network::{Net, NetShape};
+use crate::az::network::{NetShape, PolicyValueNet};
 use crate::game::BoardConfig;
 use candle_core::Device;
 use rand::SeedableRng;
@@ -30,7 +30,7 @@ fn untrained() -> CpuEvaluator {
         value_hidden: 32,
         reply_head: false,
     };
-    let net = Net::new(shape, 1, &Device::Cpu).unwrap();
+    let net = PolicyValueNet::new(shape, 1, &Device::Cpu).unwrap();
     CpuEvaluator::new(Arc::new(Folded::from_net(&net).unwrap()))
 }
 

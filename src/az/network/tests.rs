@@ -3,7 +3,7 @@ use crate::az::optimizer::AdamW;
 
 #[test]
 fn shapes_and_ranges() {
-    let net = Net::new(NetShape::tiny(), 1, &Device::Cpu).unwrap();
+    let net = PolicyValueNet::new(NetShape::tiny(), 1, &Device::Cpu).unwrap();
     let x = Tensor::ones((3, 4, 5, 3), DType::F32, &Device::Cpu).unwrap();
     let (l, v) = net.forward(&x, false).unwrap();
     assert_eq!(l.dims(), &[3, 5]);
@@ -21,7 +21,7 @@ fn a_grown_network_starts_as_the_saved_one() {
     let dev = Device::Cpu;
     let dir = tempfile::tempdir().unwrap();
     let from = NetShape::tiny();
-    let net = Net::new(from, 4, &dev).unwrap();
+    let net = PolicyValueNet::new(from, 4, &dev).unwrap();
     let mut opt = AdamW::new(&net, 1e-2, 1e-4).unwrap();
     // Train a little so that batch-norm statistics and moments are not defaults.
     let mut rng = ChaCha8Rng::seed_from_u64(2);
@@ -73,7 +73,7 @@ fn a_grown_network_starts_as_the_saved_one() {
         },
     ] {
         assert!(shape.grows_from(&from) && !from.grows_from(&shape));
-        let grown = Net::load_grown(shape, from, &dir.path().join("m.safetensors"), &dev).unwrap();
+        let grown = PolicyValueNet::load_grown(shape, from, &dir.path().join("m.safetensors"), &dev).unwrap();
         let (l1, v1) = grown.forward(&x, false).unwrap();
         assert!(diff(&l0, &l1) < 1e-5 && diff(&v0, &v1) < 1e-5, "{shape:?}");
         let mut gopt = AdamW::new(&grown, 1e-2, 1e-4).unwrap();
@@ -82,7 +82,7 @@ fn a_grown_network_starts_as_the_saved_one() {
             .unwrap();
         // Block 0's first weight from the first new channel (tap 0, row
         // `from.channels`) into old channel 0: zero, until training moves it.
-        let from_new = |n: &Net| n.host_weights().unwrap()["block0.conv1.w"][from.channels * shape.channels];
+        let from_new = |n: &PolicyValueNet| n.host_weights().unwrap()["block0.conv1.w"][from.channels * shape.channels];
         if shape.channels > from.channels {
             assert_eq!(from_new(&grown), 0.0);
         }
@@ -141,8 +141,8 @@ fn headed() -> NetShape {
 fn the_reply_head_adds_a_weighted_loss_and_nothing_else() {
     let dev = Device::Cpu;
     let (plain, with) = (
-        Net::new(NetShape::tiny(), 3, &dev).unwrap(),
-        Net::new(headed(), 3, &dev).unwrap(),
+        PolicyValueNet::new(NetShape::tiny(), 3, &dev).unwrap(),
+        PolicyValueNet::new(headed(), 3, &dev).unwrap(),
     );
     let (pw, ww) = (plain.host_weights().unwrap(), with.host_weights().unwrap());
     assert_eq!(ww.len(), pw.len() + 2);
@@ -188,10 +188,10 @@ fn the_reply_head_adds_a_weighted_loss_and_nothing_else() {
 /// Training with reply targets lowers the reply loss: the head learns.
 #[test]
 fn the_reply_head_learns() {
-    let net = Net::new(headed(), 4, &Device::Cpu).unwrap();
+    let net = PolicyValueNet::new(headed(), 4, &Device::Cpu).unwrap();
     let mut opt = AdamW::new(&net, 1e-2, 1e-4).unwrap();
     let (x, p, z, r) = targets(16, 2);
-    let reply = |net: &Net| scalar(net.loss(&x, &p, &z, Some((&r, 1.0))).unwrap().reply.as_ref().unwrap());
+    let reply = |net: &PolicyValueNet| scalar(net.loss(&x, &p, &z, Some((&r, 1.0))).unwrap().reply.as_ref().unwrap());
     let first = reply(&net);
     for _ in 0..30 {
         let l = net.loss(&x, &p, &z, Some((&r, 1.0))).unwrap().total;
@@ -211,7 +211,7 @@ fn a_reply_head_is_added_or_dropped_on_resume() {
     let dev = Device::Cpu;
     let dir = tempfile::tempdir().unwrap();
     let (x, p, z, r) = targets(8, 3);
-    let net = Net::new(NetShape::tiny(), 5, &dev).unwrap();
+    let net = PolicyValueNet::new(NetShape::tiny(), 5, &dev).unwrap();
     let mut opt = AdamW::new(&net, 1e-2, 1e-4).unwrap();
     for _ in 0..3 {
         let l = net.loss(&x, &p, &z, None).unwrap().total;
@@ -228,10 +228,10 @@ fn a_reply_head_is_added_or_dropped_on_resume() {
                 ..NetShape::tiny()
             })
     );
-    let e = Net::load(headed(), &m, &dev).err().unwrap().to_string();
+    let e = PolicyValueNet::load(headed(), &m, &dev).err().unwrap().to_string();
     assert!(e.contains(REPLY_FC_W), "{e}");
 
-    let grown = Net::load_grown(headed(), NetShape::tiny(), &m, &dev).unwrap();
+    let grown = PolicyValueNet::load_grown(headed(), NetShape::tiny(), &m, &dev).unwrap();
     let saved = net.host_weights().unwrap();
     let loaded = grown.host_weights().unwrap();
     for (name, w) in &saved {
@@ -257,7 +257,7 @@ fn a_reply_head_is_added_or_dropped_on_resume() {
         assert!(after[name].0.iter().chain(&after[name].1).all(|&x| x == 0.0), "{name}");
     }
     // It trains on, the head included.
-    let rl = |n: &Net| scalar(n.loss(&x, &p, &z, Some((&r, 1.0))).unwrap().reply.as_ref().unwrap());
+    let rl = |n: &PolicyValueNet| scalar(n.loss(&x, &p, &z, Some((&r, 1.0))).unwrap().reply.as_ref().unwrap());
     let first = rl(&grown);
     for _ in 0..10 {
         let l = grown.loss(&x, &p, &z, Some((&r, 1.0))).unwrap().total;
@@ -268,7 +268,7 @@ fn a_reply_head_is_added_or_dropped_on_resume() {
     // And off again: the rest as saved, the head's tensors dropped.
     grown.save(&m).unwrap();
     gopt.save(&grown, &o).unwrap();
-    let dropped = Net::load_grown(NetShape::tiny(), headed(), &m, &dev).unwrap();
+    let dropped = PolicyValueNet::load_grown(NetShape::tiny(), headed(), &m, &dev).unwrap();
     assert!(dropped.reply_fc.is_none());
     let kept = grown.host_weights().unwrap();
     for (name, w) in dropped.host_weights().unwrap() {
@@ -302,8 +302,8 @@ fn embedding_places_old_weights_by_tap_and_channel() {
 /// moving average asks for, and the trained network is left as it was.
 #[test]
 fn averaging_toward_a_network_blends_every_tensor() {
-    let played = Net::new(NetShape::tiny(), 1, &Device::Cpu).unwrap();
-    let trained = Net::new(NetShape::tiny(), 2, &Device::Cpu).unwrap();
+    let played = PolicyValueNet::new(NetShape::tiny(), 1, &Device::Cpu).unwrap();
+    let trained = PolicyValueNet::new(NetShape::tiny(), 2, &Device::Cpu).unwrap();
     let (a, b) = (played.host_weights().unwrap(), trained.host_weights().unwrap());
     played.average_toward(&trained, 0.75).unwrap();
     let c = played.host_weights().unwrap();
@@ -324,7 +324,7 @@ fn averaging_toward_a_network_blends_every_tensor() {
 #[test]
 fn same_seed_same_weights() {
     let weights = |seed| {
-        Net::new(NetShape::tiny(), seed, &Device::Cpu)
+        PolicyValueNet::new(NetShape::tiny(), seed, &Device::Cpu)
             .unwrap()
             .host_weights()
             .unwrap()
@@ -339,7 +339,7 @@ fn same_seed_same_weights() {
 #[test]
 fn adamw_lowers_the_loss() {
     let dev = Device::Cpu;
-    let net = Net::new(NetShape::tiny(), 3, &dev).unwrap();
+    let net = PolicyValueNet::new(NetShape::tiny(), 3, &dev).unwrap();
     let mut opt = AdamW::new(&net, 1e-2, 1e-4).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let n = 16;
@@ -407,7 +407,7 @@ fn unfold_op_matches_the_generic_unfold() {
 #[test]
 fn native_conv_computes_the_same_function() {
     let dev = Device::Cpu;
-    let mut net = Net::new(NetShape::tiny(), 4, &dev).unwrap();
+    let mut net = PolicyValueNet::new(NetShape::tiny(), 4, &dev).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(2);
     let planes: Vec<f32> = (0..6 * 60).map(|_| rng.gen_range(0..2) as f32).collect();
     let x = Tensor::from_vec(planes, (6, 4, 5, 3), &dev).unwrap();
@@ -434,13 +434,13 @@ fn native_conv_computes_the_same_function() {
 fn save_and_load_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let dev = Device::Cpu;
-    let net = Net::new(NetShape::tiny(), 11, &dev).unwrap();
+    let net = PolicyValueNet::new(NetShape::tiny(), 11, &dev).unwrap();
     let path = dir.path().join("w.safetensors");
     net.save(&path).unwrap();
-    let back = Net::load(NetShape::tiny(), &path, &dev).unwrap();
+    let back = PolicyValueNet::load(NetShape::tiny(), &path, &dev).unwrap();
     assert_eq!(net.host_weights().unwrap(), back.host_weights().unwrap());
     let mut other = NetShape::tiny();
     other.channels = 4;
-    let err = Net::load(other, &path, &dev).err().unwrap().to_string();
+    let err = PolicyValueNet::load(other, &path, &dev).err().unwrap().to_string();
     assert!(err.contains("shape"), "{err}");
 }

@@ -1,6 +1,6 @@
 use super::*;
 use crate::az::inference::{CpuEvaluator, Folded};
-use crate::az::network::{Net, NetShape};
+use crate::az::network::{NetShape, PolicyValueNet};
 use crate::game::{BoardConfig, Game};
 use candle_core::Device;
 use std::sync::Arc;
@@ -15,7 +15,7 @@ fn setup(rows: usize, cols: usize, win: usize) -> (Geometry<u64>, Arc<Folded>) {
         value_hidden: 8,
         reply_head: false,
     };
-    let net = Net::new(shape, 2, &Device::Cpu).unwrap();
+    let net = PolicyValueNet::new(shape, 2, &Device::Cpu).unwrap();
     (Geometry::new(cfg), Arc::new(Folded::from_net(&net).unwrap()))
 }
 

@@ -35,13 +35,13 @@ pub(super) async fn evaluate(st: &TrainState, it: u32) -> Result<(f64, u32, u32,
         seed_of: Arc::new(move |index| seed::derive(seed, it as u64 * 1_000_003 + index - 1, seed::EVAL_GAME)),
     };
     // The lanes (`tournament::lanes`) take their players' failures as text.
-    let players = |lane: usize, _lanes: usize| -> Result<Vec<Inner>, String> {
+    let players = |lane: usize, _lanes: usize| -> Result<Vec<Occupant>, String> {
         // One lane per core, so one thread each.
         let eval = st.play_evaluator().map_err(|e| e.to_string())?;
         let me = AlphaZeroBot::with_evaluator(format!("iteration {it}"), board, st.settings.eval_simulations(), eval);
         let opp = build_strategy(&e.opponent, seed::derive(st.seed, it as u64, lane as u64))
             .map_err(|why| format!("the evaluation opponent `{}` cannot be built: {why}", e.opponent.name))?;
-        Ok(vec![Inner::Bot(Box::new(me)), Inner::Bot(opp)])
+        Ok(vec![Occupant::Bot(Box::new(me)), Occupant::Bot(opp)])
     };
     let pb = bar(games, "games");
     pb.set_prefix(format!("eval {it}"));

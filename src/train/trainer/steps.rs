@@ -5,7 +5,7 @@ use super::*;
 
 impl TrainState {
     /// `steps_per_iteration` AdamW steps; returns the mean losses. On the
-    /// CPU the steps run in [`HostTrainer`] (the same arithmetic, several
+    /// CPU the steps run in [`CpuTrainer`] (the same arithmetic, several
     /// times faster than candle's CPU backend; see docs/alphazero.md), with
     /// weights and moments copied in and out.
     pub(super) fn train_steps(&mut self, it: u32, window: usize) -> candle_core::Result<MeanLosses> {
@@ -47,7 +47,7 @@ impl TrainState {
     pub(super) fn train_steps_host(&mut self, it: u32, window: usize) -> candle_core::Result<MeanLosses> {
         let o = &self.settings.optimizer;
         let threads = crate::util::threads_or_cores(o.threads);
-        let mut host = HostTrainer::from_net(
+        let mut host = CpuTrainer::from_net(
             &self.net,
             &self.opt.host_moments(&self.net)?,
             self.opt.step,

@@ -12,7 +12,7 @@
 //! checkpoints and the GPU path are unchanged.
 
 use super::im2col::{flip3, unfold3};
-use super::network::{Net, NetShape};
+use super::network::{NetShape, PolicyValueNet};
 use super::network::{BN_EPS, DEFAULT_REPLY_WEIGHT, POLICY_FILTERS, REPLY_FC_B, REPLY_FC_W};
 use super::optimizer::HostMoments;
 use std::collections::HashMap;
@@ -274,7 +274,7 @@ fn relu_back(d: &mut [f32], out: &[f32]) {
 }
 
 /// The network and AdamW state as host vectors, by checkpoint name.
-pub struct HostTrainer {
+pub struct CpuTrainer {
     shape: NetShape,
     /// Layers in order: stem, blocks (conv1, conv2)…, policy conv, value conv.
     layers: Vec<(String, Layer)>,
@@ -305,7 +305,7 @@ pub struct StepLoss {
     pub policy: f32,
     pub value: f32,
     /// The reply head's cross-entropy per sample with a reply target,
-    /// unweighted (as [`super::network::Net::loss`] reports it); `None`
+    /// unweighted (as [`super::network::PolicyValueNet::loss`] reports it); `None`
     /// without the head or without targets in the batch.
     pub reply: Option<f32>,
 }
@@ -319,11 +319,11 @@ const FC: [&str; 6] = [
     "value.fc2.b",
 ];
 
-impl HostTrainer {
+impl CpuTrainer {
     /// Copies the network's tensors and the optimizer's moments (by name;
     /// missing moments start at zero).
     pub fn from_net(
-        net: &Net,
+        net: &PolicyValueNet,
         moments: &HostMoments,
         step: u64,
         lr: f32,
@@ -358,7 +358,7 @@ impl HostTrainer {
             })
             .collect();
         let fc = Self::fc_names(s).map(|n| (n.to_string(), w[n].clone())).collect();
-        let mut t = HostTrainer {
+        let mut t = CpuTrainer {
             shape: s,
             layers,
             fc,
@@ -618,7 +618,7 @@ impl HostTrainer {
         y
     }
 
-    /// The backward of [`HostTrainer::dense_forward`] with input `x` and
+    /// The backward of [`CpuTrainer::dense_forward`] with input `x` and
     /// output gradient `dy` (`(n, k, out)` as there): the gradients of
     /// `W` and `b` go into `grads` under their names, and `x`'s into `dx`,
     /// added to what it holds when `accumulate`, else written.

@@ -39,7 +39,7 @@ fn replies(pol: &[f32], cols: usize) -> Vec<f32> {
 }
 
 /// Every trained tensor's gradient of `loss` by name.
-fn candle_grads(net: &Net, loss: &Tensor) -> HashMap<String, Vec<f32>> {
+fn candle_grads(net: &PolicyValueNet, loss: &Tensor) -> HashMap<String, Vec<f32>> {
     let gs = loss.backward().unwrap();
     net.named()
         .into_iter()
@@ -65,8 +65,8 @@ fn check_against_candle(reply: bool) {
         ..NetShape::tiny()
     };
     let n = 12;
-    let net = Net::new(shape, 5, &dev).unwrap();
-    let mut host = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-2, 1).unwrap();
+    let net = PolicyValueNet::new(shape, 5, &dev).unwrap();
+    let mut host = CpuTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-2, 1).unwrap();
     host.reply_weight = 0.4;
     let (x, p, z) = batch(&shape, n, 1);
     let r = replies(&p, 5);
@@ -123,7 +123,7 @@ fn check_against_candle(reply: bool) {
     // are compared from the same gradients because Adam divides by
     // √v: components with gradients near zero turn rounding noise of
     // 1e-7 into updates of ±lr, so end-to-end steps drift apart.)
-    let mut host = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-2, 1).unwrap();
+    let mut host = CpuTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-2, 1).unwrap();
     let mut opt = AdamW::new(&net, 1e-2, 1e-2).unwrap();
     for _ in 0..2 {
         let l = net.loss(&xt, &pt, &zt, targets).unwrap().total;
@@ -173,11 +173,11 @@ fn the_reply_gradient_reaches_the_shared_features() {
         reply_head: true,
         ..NetShape::tiny()
     };
-    let net = Net::new(shape, 6, &Device::Cpu).unwrap();
+    let net = PolicyValueNet::new(shape, 6, &Device::Cpu).unwrap();
     let (x, p, z) = batch(&shape, 10, 4);
     let r = replies(&p, 5);
     let host = || {
-        let mut h = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 0.0, 1).unwrap();
+        let mut h = CpuTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 0.0, 1).unwrap();
         h.reply_weight = 1.0;
         h
     };
@@ -213,10 +213,10 @@ fn the_reply_gradient_reaches_the_shared_features() {
 #[test]
 fn value_weight_zero_learns_the_policy_alone() {
     let shape = NetShape::tiny();
-    let net = Net::new(shape, 4, &Device::Cpu).unwrap();
+    let net = PolicyValueNet::new(shape, 4, &Device::Cpu).unwrap();
     let (x, p, z) = batch(&shape, 16, 3);
-    let mut both = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 1).unwrap();
-    let mut policy_only = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 1).unwrap();
+    let mut both = CpuTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 1).unwrap();
+    let mut policy_only = CpuTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 1).unwrap();
     policy_only.value_weight = 0.0;
     let (lb, gb) = both.gradients(&x, &p, &z, None, 16);
     let (lp, gp) = policy_only.gradients(&x, &p, &z, None, 16);
@@ -255,8 +255,8 @@ fn value_weight_zero_learns_the_policy_alone() {
 #[test]
 fn host_steps_lower_the_loss() {
     let shape = NetShape::tiny();
-    let net = Net::new(shape, 3, &Device::Cpu).unwrap();
-    let mut host = HostTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 2).unwrap();
+    let net = PolicyValueNet::new(shape, 3, &Device::Cpu).unwrap();
+    let mut host = CpuTrainer::from_net(&net, &HashMap::new(), 0, 1e-2, 1e-4, 2).unwrap();
     let (x, p, z) = batch(&shape, 16, 9);
     let first = host.step(&x, &p, &z, None, 16);
     let mut last = first;
@@ -269,6 +269,6 @@ fn host_steps_lower_the_loss() {
     );
     // Back into candle: the network computes the same loss there.
     net.set_from_host(&host.weights()).unwrap();
-    let back = HostTrainer::from_net(&net, &host.moments(), host.step, 1e-2, 1e-4, 1).unwrap();
+    let back = CpuTrainer::from_net(&net, &host.moments(), host.step, 1e-2, 1e-4, 1).unwrap();
     assert_eq!(back.weights(), host.weights());
 }
