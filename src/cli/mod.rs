@@ -58,12 +58,20 @@ fn exit_code(r: Result<(), ModeError>, verbose: u8) -> u8 {
 }
 
 /// An error as printed: its message, then (when `chain`) each
-/// [`std::error::Error::source`] below it.
+/// [`std::error::Error::source`] below it. A cause whose whole text the
+/// line above already ends with (a [`ModeError`] shows its cause's text, a
+/// wrapper often quotes its source) is not printed again: each `caused by:`
+/// line says something new.
 fn report(e: &dyn std::error::Error, chain: bool) -> String {
-    let mut text = format!("{e}\n");
+    let mut last = e.to_string();
+    let mut text = format!("{last}\n");
     let mut cause = e.source();
     while let (true, Some(c)) = (chain, cause) {
-        text.push_str(&format!("caused by: {c}\n"));
+        let said = c.to_string();
+        if !last.ends_with(&said) {
+            text.push_str(&format!("caused by: {said}\n"));
+        }
+        last = said;
         cause = c.source();
     }
     text
@@ -82,6 +90,9 @@ mod tests {
         let e = Outer(std::io::Error::other("inner"));
         assert_eq!(report(&e, false), "outer\n");
         assert_eq!(report(&e, true), "outer\ncaused by: inner\n");
+        // A mode error says its cause's text: the chain starts below it.
+        let m = ModeError::failed(e);
+        assert_eq!(report(&m, true), "error: outer\ncaused by: inner\n");
     }
 
     #[test]
