@@ -164,23 +164,13 @@ pub enum Event {
     /// One of this run's players was put in a match.
     #[serde(rename = "match_started")]
     JoinedMatch {
-        player: String,
-        #[serde(rename = "match")]
-        match_id: String,
-        game: String,
-        participants: Vec<String>,
-        width: usize,
-        height: usize,
+        #[serde(flatten)]
+        seat: ClientSeat,
     },
     /// One of this run's players finished a match.
     Result {
-        player: String,
-        #[serde(rename = "match")]
-        match_id: String,
-        game: String,
-        participants: Vec<String>,
-        width: usize,
-        height: usize,
+        #[serde(flatten)]
+        seat: ClientSeat,
         /// `WIN`, `LOSS` or `DRAW`, as the server said.
         result: String,
         reason: String,
@@ -293,6 +283,19 @@ pub struct RatedLine {
     pub elo_error: f64,
     /// `null` when none of the player's turns was timed.
     pub ms_per_move: Option<f64>,
+}
+
+/// A lobby client's player in one match: what its `match_started` and
+/// `result` lines both say first.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClientSeat {
+    pub player: String,
+    #[serde(rename = "match")]
+    pub match_id: String,
+    pub game: String,
+    pub participants: Vec<String>,
+    pub width: usize,
+    pub height: usize,
 }
 
 /// One seat's end of a server match ([`Event::MatchOver`]).

@@ -239,25 +239,13 @@ fn lobby_events_are_the_objects_of_docs_events() {
                    "reason": "WIN", "duration_ms": 12}),
         ),
         (
-            Event::JoinedMatch {
-                player: "ann".into(),
-                match_id: "m1".into(),
-                game: "connect4".into(),
-                participants: vec!["ann".into(), "bob".into()],
-                width: 7,
-                height: 6,
-            },
+            Event::JoinedMatch { seat: ann_in_m1() },
             json!({"event": "match_started", "player": "ann", "match": "m1", "game": "connect4",
                    "participants": ["ann", "bob"], "width": 7, "height": 6}),
         ),
         (
             Event::Result {
-                player: "ann".into(),
-                match_id: "m1".into(),
-                game: "connect4".into(),
-                participants: vec!["ann".into(), "bob".into()],
-                width: 7,
-                height: 6,
+                seat: ann_in_m1(),
                 result: "win".into(),
                 reason: "normal".into(),
                 moves: 9,
@@ -564,4 +552,15 @@ fn no_event_is_built_by_hand_elsewhere() {
         "build these as crate::events::Event and print them with Event::line or emit:\n{}",
         found.join("\n")
     );
+}
+
+fn ann_in_m1() -> ClientSeat {
+    ClientSeat {
+        player: "ann".into(),
+        match_id: "m1".into(),
+        game: "connect4".into(),
+        participants: vec!["ann".into(), "bob".into()],
+        width: 7,
+        height: 6,
+    }
 }

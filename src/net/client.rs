@@ -578,12 +578,14 @@ async fn start_match(
         })
         .await;
     c.show.json(&crate::events::Event::JoinedMatch {
-        player: c.name.clone(),
-        match_id: m.clone(),
-        game: c.game.as_str().to_string(),
-        participants: names.clone(),
-        width: w as usize,
-        height: h as usize,
+        seat: crate::events::ClientSeat {
+            player: c.name.clone(),
+            match_id: m.clone(),
+            game: c.game.as_str().to_string(),
+            participants: names.clone(),
+            width: w as usize,
+            height: h as usize,
+        },
     });
     let board = Board::new(cfg);
     c.show.render(&GameEvent::Started {
@@ -711,12 +713,14 @@ async fn finish_match(
 /// of text, so a run shows every match's result whatever its render style.
 fn show_result(c: &Client, m: &MatchView, word: &str, reason: &str) {
     c.show.json(&crate::events::Event::Result {
-        player: c.name.clone(),
-        match_id: m.id.clone(),
-        game: c.game.as_str().to_string(),
-        participants: m.names.clone(),
-        width: m.board.cols(),
-        height: m.board.rows(),
+        seat: crate::events::ClientSeat {
+            player: c.name.clone(),
+            match_id: m.id.clone(),
+            game: c.game.as_str().to_string(),
+            participants: m.names.clone(),
+            width: m.board.cols(),
+            height: m.board.rows(),
+        },
         result: word.to_string(),
         reason: reason.to_string(),
         moves: m.moves.len(),
