@@ -20,14 +20,6 @@ pub enum DeviceError {
     Unknown(String),
 }
 
-/// Transitional: callers outside `az` whose errors are still text keep
-/// compiling with `?`.
-impl From<DeviceError> for String {
-    fn from(e: DeviceError) -> String {
-        e.to_string()
-    }
-}
-
 /// The first line of an error: candle's errors can carry a whole
 /// backtrace, which is not what a person asked for.
 fn first_line(e: &dyn std::fmt::Display) -> String {

@@ -9,10 +9,9 @@
 use crate::game::board::BoardError;
 use std::path::PathBuf;
 
-/// A cause from a layer below that still reports plain strings (sets
-/// files, players, the exchange folder, the accuracy tally): boxed so that
-/// it keeps working, source chain included, when such a layer moves to a
-/// typed error.
+/// A typed error from a layer below (sets files, players, the exchange
+/// folder, the accuracy tally), boxed: the bench only passes it on, with
+/// its source chain, and needs no variant per layer.
 pub type Cause = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why a bench failed; the `Display` text is the message a person reads.
@@ -110,18 +109,8 @@ impl BenchError {
         move |source| BenchError::File { path, source }
     }
 
-    /// A cause from a layer below that reports a string (or, later, its
-    /// own typed error).
+    /// A layer below failed; its error is kept as the source.
     pub fn below(cause: impl Into<Cause>) -> BenchError {
         BenchError::Below(cause.into())
-    }
-}
-
-/// The command-line shell still reports errors as strings: its `?` on a
-/// bench call turns the error into its text, as for the other layers'
-/// errors.
-impl From<BenchError> for String {
-    fn from(e: BenchError) -> String {
-        e.to_string()
     }
 }

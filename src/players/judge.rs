@@ -33,14 +33,6 @@ pub enum JudgeError {
     Panicked,
 }
 
-/// Callers that still speak in strings (`bench accuracy`, training's
-/// `eval.accuracy`) take the message.
-impl From<JudgeError> for String {
-    fn from(e: JudgeError) -> String {
-        e.to_string()
-    }
-}
-
 /// Seed stream of one benchmarked position.
 const STREAM_POSITION: u64 = 0xacc2;
 

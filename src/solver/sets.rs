@@ -56,12 +56,6 @@ pub enum SetsError {
     NoSet { part: String, names: String },
 }
 
-impl From<SetsError> for String {
-    fn from(e: SetsError) -> String {
-        e.to_string()
-    }
-}
-
 /// Every set's name, in order: begin-easy … end-hard.
 pub fn set_names() -> Vec<String> {
     GROUPS

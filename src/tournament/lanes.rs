@@ -47,14 +47,6 @@ pub enum LaneError {
     Referee(#[source] MailboxError),
 }
 
-/// Callers that still speak in strings (training's evaluation games) take
-/// the message.
-impl From<LaneError> for String {
-    fn from(e: LaneError) -> String {
-        e.to_string()
-    }
-}
-
 /// One lane: an arbiter with a referee and one actor per player.
 struct Lane {
     arbiter: Arbiter,

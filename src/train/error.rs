@@ -100,14 +100,6 @@ pub enum TrainError {
     LostState,
 }
 
-/// Transitional: callers outside `train` whose errors are still text keep
-/// compiling with `?`.
-impl From<TrainError> for String {
-    fn from(e: TrainError) -> String {
-        e.to_string()
-    }
-}
-
 /// A failed run is a runtime failure (exit code 1); the error stays its
 /// source, so `-v` prints its chain.
 impl From<TrainError> for crate::actors::mode::ModeError {

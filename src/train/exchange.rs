@@ -63,14 +63,6 @@ pub enum ExchangeError {
     Held { holder: String },
 }
 
-/// Transitional: callers outside `train` whose errors are still text keep
-/// compiling with `?`.
-impl From<ExchangeError> for String {
-    fn from(e: ExchangeError) -> String {
-        e.to_string()
-    }
-}
-
 /// Published networks kept (older ones are removed; a worker still loading
 /// one that goes simply retries with the newest).
 const KEEP_NETWORKS: usize = 8;
