@@ -139,21 +139,13 @@ pub enum Event {
     Listening { addr: String, games: Vec<String> },
     /// A match began on the server.
     MatchStarted {
-        #[serde(rename = "match")]
-        match_id: String,
-        game: String,
-        players: Vec<String>,
-        width: usize,
-        height: usize,
+        #[serde(flatten)]
+        table: ServerMatch,
     },
     /// A match ended on the server.
     MatchOver {
-        #[serde(rename = "match")]
-        match_id: String,
-        game: String,
-        players: Vec<String>,
-        width: usize,
-        height: usize,
+        #[serde(flatten)]
+        table: ServerMatch,
         moves: Vec<usize>,
         results: Vec<SeatResult>,
         reason: EndReason,
@@ -283,6 +275,18 @@ pub struct RatedLine {
     pub elo_error: f64,
     /// `null` when none of the player's turns was timed.
     pub ms_per_move: Option<f64>,
+}
+
+/// One match on the lobby server: what its `match_started` and
+/// `match_over` lines both say first.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ServerMatch {
+    #[serde(rename = "match")]
+    pub match_id: String,
+    pub game: String,
+    pub players: Vec<String>,
+    pub width: usize,
+    pub height: usize,
 }
 
 /// A lobby client's player in one match: what its `match_started` and

@@ -208,22 +208,26 @@ fn lobby_events_are_the_objects_of_docs_events() {
         ),
         (
             Event::MatchStarted {
-                match_id: "m1".into(),
-                game: "connect4".into(),
-                players: vec!["ann".into(), "bob".into()],
-                width: 7,
-                height: 6,
+                table: ServerMatch {
+                    match_id: "m1".into(),
+                    game: "connect4".into(),
+                    players: vec!["ann".into(), "bob".into()],
+                    width: 7,
+                    height: 6,
+                },
             },
             json!({"event": "match_started", "match": "m1", "game": "connect4", "players": ["ann", "bob"],
                    "width": 7, "height": 6}),
         ),
         (
             Event::MatchOver {
-                match_id: "m1".into(),
-                game: "connect4".into(),
-                players: vec!["ann".into(), "bob".into()],
-                width: 7,
-                height: 6,
+                table: ServerMatch {
+                    match_id: "m1".into(),
+                    game: "connect4".into(),
+                    players: vec!["ann".into(), "bob".into()],
+                    width: 7,
+                    height: 6,
+                },
                 moves: vec![3, 4],
                 results: vec![SeatResult {
                     player: "ann".into(),

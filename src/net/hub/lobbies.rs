@@ -157,11 +157,13 @@ impl HubState {
         );
         let line = if self.json {
             crate::events::Event::MatchStarted {
-                match_id: match_id.clone(),
-                game: game.as_str().to_string(),
-                players: names.clone(),
-                width: cfg.cols,
-                height: cfg.rows,
+                table: crate::events::ServerMatch {
+                    match_id: match_id.clone(),
+                    game: game.as_str().to_string(),
+                    players: names.clone(),
+                    width: cfg.cols,
+                    height: cfg.rows,
+                },
             }
             .line()
         } else {

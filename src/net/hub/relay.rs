@@ -196,11 +196,13 @@ impl HubState {
         );
         let line = if self.json {
             crate::events::Event::MatchOver {
-                match_id: match_id.to_string(),
-                game: st.game.as_str().to_string(),
-                players: record.players.clone(),
-                width: st.cfg.cols,
-                height: st.cfg.rows,
+                table: crate::events::ServerMatch {
+                    match_id: match_id.to_string(),
+                    game: st.game.as_str().to_string(),
+                    players: record.players.clone(),
+                    width: st.cfg.cols,
+                    height: st.cfg.rows,
+                },
                 moves: record.moves.clone(),
                 results: results
                     .iter()
