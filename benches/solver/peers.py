@@ -6,7 +6,7 @@
 Every solver gets the same 6x7 positions and gives every column's exact
 score (Pons' convention), so the work is the same for all three:
 
-- c4sim: `c4sim analyze --player '{kind: solver, table_log2: T}'` (one
+- c4sim: `c4sim analyze --player '{kind: solver, table_log2: T, threads: 1}'` (one
   thread, no book), positions on standard input;
 - Pascal Pons' c4solver (`--pons`, built from its public repository outside
   the project): `c4solver -a -b <no file>` (analysis of every column, no
@@ -126,7 +126,7 @@ def set_positions(path, per_set):
 
 
 def run_c4sim(binary, lines, table_log2):
-    spec = "{kind: solver, table_log2: %d}" % table_log2
+    spec = "{kind: solver, table_log2: %d, threads: 1}" % table_log2
     t = time.perf_counter()
     r = subprocess.run(
         [binary, "analyze", "--player", spec],

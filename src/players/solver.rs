@@ -57,6 +57,9 @@ pub struct SolverSpec {
     pub scores: Option<PathBuf>,
     /// One of [`LEVELS`].
     pub level: String,
+    /// Threads that score the columns for analysis (`None`: every core).
+    /// A move is one search on one thread.
+    pub threads: Option<u32>,
 }
 
 impl Default for SolverSpec {
@@ -67,6 +70,7 @@ impl Default for SolverSpec {
             book: None,
             scores: None,
             level: LEVELS[0].to_string(),
+            threads: None,
         }
     }
 }
@@ -82,6 +86,12 @@ impl KindKeys for SolverSpec {
             ty: KeyType::Choice(&LEVELS),
             set: |s, v| s.level = v.word(),
             get: |s| Some(KeyValue::Word(s.level.clone())),
+        },
+        Key {
+            name: "threads",
+            ty: KeyType::Count(1),
+            set: |s, v| s.threads = Some(v.count()),
+            get: |s| s.threads.map(KeyValue::Count),
         },
     ];
 
@@ -124,6 +134,8 @@ impl SolverSpec {
 pub struct SolverBot {
     table_log2: u32,
     nodes: Option<u64>,
+    /// Threads for every column's score (`column_scores`).
+    threads: usize,
     /// The opening book, if given (used on boards of its shape only).
     book: Option<Book>,
     /// The score book, if given (used on boards of its shape only).
@@ -152,6 +164,7 @@ impl SolverBot {
         Ok(SolverBot {
             table_log2: spec.table_log2,
             nodes: spec.nodes,
+            threads: spec.threads.map_or_else(crate::util::cores, |t| t as usize),
             book,
             scores,
             mistakes: MISTAKE_CHANCE[level],
@@ -193,13 +206,28 @@ impl SolverBot {
     }
 
     /// Every column's score in `v`'s position (`None` for a full column or
-    /// one not proven): from the score book, else solved within `budget`.
+    /// one not proven): from the score book, else solved within `budget`
+    /// on the player's `threads`.
     pub fn column_scores(&mut self, v: &TurnView, budget: Option<u64>) -> Result<Vec<Option<i32>>, SolverError> {
+        self.scores_on(v, budget, self.threads)
+    }
+
+    /// [`SolverBot::column_scores`] on `threads` threads.
+    fn scores_on(
+        &mut self,
+        v: &TurnView,
+        budget: Option<u64>,
+        threads: usize,
+    ) -> Result<Vec<Option<i32>>, SolverError> {
         let pos = self.solver_for(v.board.config())?.position(&v.moves)?;
         if let Some(scores) = self.book_scores(&pos) {
             return Ok(scores);
         }
-        Ok(self.solver.as_mut().expect("made above").scores(&pos, budget))
+        Ok(self
+            .solver
+            .as_mut()
+            .expect("made above")
+            .scores_threaded(&pos, budget, threads))
     }
 
     /// Below `perfect`: with the level's chance, a column drawn from every
@@ -210,7 +238,9 @@ impl SolverBot {
         if self.mistakes == 0.0 || !self.rng.gen_bool(self.mistakes) {
             return None;
         }
-        let scores = self.column_scores(v, Some(MISTAKE_NODES)).ok()?;
+        // One thread: which columns a budget reaches must not depend on
+        // how threads race, or a seed would not replay the same slips.
+        let scores = self.scores_on(v, Some(MISTAKE_NODES), 1).ok()?;
         let open: Vec<usize> = (0..scores.len())
             .filter(|&c| v.board.height(c) < v.board.rows())
             .collect();

@@ -281,6 +281,11 @@ impl Solver {
             if mv == 0 {
                 continue;
             }
+            if tech.table {
+                let mut child = *pos;
+                child.play(g, col);
+                self.table.prefetch(self.key_of(&child));
+            }
             let score = if scored || double {
                 let wins = g.winning_cells(pos.current | mv, pos.mask | mv);
                 if double && forced_win(g, wins, pos.mask | mv) {

@@ -45,6 +45,30 @@ pub(crate) struct Slot {
     q: u64,
 }
 
+/// Asks Linux to back the (not yet touched) buffer of `v` with 2 MiB
+/// pages. The table is read at random, one word a node, so with 4 KiB pages
+/// nearly every probe of a large table also misses the TLB; with huge pages
+/// the page walk mostly disappears. Only advice: where the kernel has no
+/// transparent huge pages (or another system), nothing changes.
+fn huge_pages(v: &Vec<AtomicU64>) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + v.capacity() * std::mem::size_of::<AtomicU64>();
+        let (lo, hi) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+        if hi > lo {
+            // SAFETY: [lo, hi) lies inside the vector's own allocation, and
+            // MADV_HUGEPAGE changes neither its contents nor its mapping.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
+}
+
 /// The largest prime at most `n` (`n ≥ 2`).
 fn prime_at_most(n: u64) -> u64 {
     let is_prime = |m: u64| m >= 2 && (2..).take_while(|d| d * d <= m).all(|d| m % d != 0);
@@ -68,6 +92,7 @@ impl Table {
         let log2 = log2.max(key_bits.saturating_sub(QUOTIENT_BITS) + 1).max(1);
         let p = prime_at_most(1u64 << log2);
         let mut entries = Vec::with_capacity(p as usize);
+        huge_pages(&entries);
         entries.resize_with(p as usize, || AtomicU64::new(0));
         Table {
             entries,
@@ -89,6 +114,23 @@ impl Table {
             index: (key - q * self.p) as usize,
             q,
         }
+    }
+
+    /// Starts loading `key`'s slot into the cache, so that a probe made a
+    /// little later does not wait for memory.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let i = self.slot(key).index;
+            // SAFETY: a prefetch is only a hint; the address is inside the table.
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch::<_MM_HINT_T0>(self.entries.as_ptr().add(i) as *const i8);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
     }
 
     /// The (lower, upper) bounds stored for `key`. Lower bounds of -64 and
