@@ -198,6 +198,14 @@ fn tournament_events_are_the_objects_of_docs_events() {
 
 #[test]
 fn lobby_events_are_the_objects_of_docs_events() {
+    // One match, as both its start and its end name it.
+    let m1 = || ServerMatch {
+        match_id: "m1".into(),
+        game: "connect4".into(),
+        players: vec!["ann".into(), "bob".into()],
+        width: 7,
+        height: 6,
+    };
     let cases = [
         (
             Event::Listening {
@@ -207,27 +215,13 @@ fn lobby_events_are_the_objects_of_docs_events() {
             json!({"event": "listening", "addr": "127.0.0.1:7000", "games": ["connect4"]}),
         ),
         (
-            Event::MatchStarted {
-                table: ServerMatch {
-                    match_id: "m1".into(),
-                    game: "connect4".into(),
-                    players: vec!["ann".into(), "bob".into()],
-                    width: 7,
-                    height: 6,
-                },
-            },
+            Event::MatchStarted { table: m1() },
             json!({"event": "match_started", "match": "m1", "game": "connect4", "players": ["ann", "bob"],
                    "width": 7, "height": 6}),
         ),
         (
             Event::MatchOver {
-                table: ServerMatch {
-                    match_id: "m1".into(),
-                    game: "connect4".into(),
-                    players: vec!["ann".into(), "bob".into()],
-                    width: 7,
-                    height: 6,
-                },
+                table: m1(),
                 moves: vec![3, 4],
                 results: vec![SeatResult {
                     player: "ann".into(),

@@ -116,12 +116,10 @@ impl Geometry {
         r & (self.board ^ mask)
     }
 
-    /// The classic four in a row, Pons' unrolled shifts: in each direction a
-    /// cell completes a line when three pieces lie on one side of it, or two
-    /// on one side and one on the other.
-    /// The common column heights get their own copy with constant shifts
-    /// (a third of the search's instructions were these shifts, each with
-    /// its amount computed at run time).
+    /// The classic four in a row ([`winning4_in`]). The common column
+    /// heights get their own copy with constant shifts: the search calls
+    /// this several times a node, and the copies cut its instructions by
+    /// 7% on a callgrind sample.
     #[inline]
     fn winning4(&self, p: u64) -> u64 {
         match self.h1 {
