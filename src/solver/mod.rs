@@ -56,6 +56,7 @@
 
 pub mod book;
 mod columns;
+mod outcome;
 mod position;
 pub mod scores;
 mod search;
