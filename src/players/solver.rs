@@ -130,6 +130,18 @@ impl SolverSpec {
     }
 }
 
+/// What [`SolverBot::solver_at`] has for a position.
+pub enum SolverAt<'a> {
+    /// Every column's score, from the score book.
+    Book(Vec<Option<i32>>),
+    /// The solver to search it with, the position, and the threads to use.
+    Search {
+        solver: &'a mut Solver,
+        pos: Pos,
+        threads: usize,
+    },
+}
+
 /// A perfect player (within its node budget).
 pub struct SolverBot {
     table_log2: u32,
@@ -210,6 +222,20 @@ impl SolverBot {
     /// on the player's `threads`.
     pub fn column_scores(&mut self, v: &TurnView, budget: Option<u64>) -> Result<Vec<Option<i32>>, SolverError> {
         self.scores_on(v, budget, self.threads)
+    }
+
+    /// The score book's every column of `v`'s position if it knows them
+    /// all, else this player's solver (its table kept between calls) and
+    /// the position on it, for a caller that drives the search itself
+    /// (the page's analysis, column by column); and the player's threads.
+    pub fn solver_at(&mut self, v: &TurnView) -> Result<SolverAt<'_>, SolverError> {
+        let pos = self.solver_for(v.board.config())?.position(&v.moves)?;
+        if let Some(scores) = self.book_scores(&pos) {
+            return Ok(SolverAt::Book(scores));
+        }
+        let threads = self.threads;
+        let solver = self.solver.as_mut().expect("made above");
+        Ok(SolverAt::Search { solver, pos, threads })
     }
 
     /// [`SolverBot::column_scores`] on `threads` threads.
