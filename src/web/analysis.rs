@@ -1,18 +1,21 @@
-//! "Show the solution" on the Play view: every column's exact score of a
-//! position, from the solver within a node budget, as the page's `analysis`
-//! message. A position not proven within the budget says which columns are
-//! known and that the rest are not, instead of guessing.
+//! "Show the solution" on the Play view: every column's outcome and exact
+//! score of a position, from the score book at once or from the solver as
+//! they are proven ([`super::progress`]), as the page's `analysis`
+//! messages; [`analyze`] answers once within a node budget, saying which
+//! columns are known and that the rest are not, instead of guessing.
 
+use super::progress::{search, Known, CAP_NODES};
 use crate::game::board::BoardError;
 use crate::game::openings::game_after;
 use crate::game::{BoardConfig, DEFAULT_LETTERS};
-use crate::players::solver::{SolverBot, SolverSpec};
+use crate::players::solver::{SolverAt, SolverBot, SolverSpec};
 use crate::players::{KindSpec, PlayerSpec, Strategy, TurnView};
-use crate::solver::describe_score;
 use serde_json::{json, Value};
+use std::sync::atomic::AtomicBool;
 
-/// Nodes one request may search (about a second on one core); past it the
-/// columns not yet proven come back as `null`.
+/// Nodes [`analyze`] searches (about a second on one core) and the profile's
+/// budget for its own moves; past it the columns not yet proven come back
+/// as `null`.
 pub const ANALYSIS_NODES: u64 = 10_000_000;
 
 /// The solvers analysis uses, shared by a server's requests: their spec,
@@ -26,16 +29,69 @@ pub struct Analysts {
 }
 
 impl Analysts {
-    /// [`analyze`] with a kept solver (or a new one when all are busy);
-    /// at most one per core is kept afterwards, each holding its table.
-    pub fn analyze(&self, cfg: BoardConfig, pos: &str) -> Result<Value, Refused> {
+    /// A request's whole answer with a kept solver (or a new one when all
+    /// are busy), searched progressively ([`super::progress`]) on the
+    /// solver's threads: every message but the last goes to `send` as it
+    /// is found; the last (`final`) is returned, or `None` when `cancel`
+    /// stopped the search. With `viewer`, that player's own view is
+    /// searched beside it and comes with the messages once known (always
+    /// with the last). At most one solver per core is kept afterwards,
+    /// each holding its table.
+    pub fn analyze(
+        &self,
+        cfg: BoardConfig,
+        pos: &str,
+        viewer: Option<&PlayerSpec>,
+        cancel: &AtomicBool,
+        send: &(dyn Fn(Value) + Sync),
+    ) -> Result<Option<Value>, Refused> {
+        let (moves, game) = game_after(pos, cfg)?;
         let spec = self.spec.get_or_init(analysis_spec);
         let kept = self.idle.lock().map_or(None, |mut v| v.pop());
         let mut bot = match kept {
             Some(b) => b,
             None => SolverBot::from_spec(spec).map_err(|e| Refused::Board(e.to_string()))?,
         };
-        let result = analyze_with(&mut bot, spec.nodes, cfg, pos);
+        bot.fits(cfg).map_err(|e| Refused::Board(e.to_string()))?;
+        let view = TurnView::of(&game, 0, moves.len() % 2, &DEFAULT_LETTERS, None);
+        let open = (0..cfg.cols).map(|c| game.board().height(c) < cfg.rows).collect();
+        let mut known = Known::new(pos, cfg.cells(), moves.len(), open);
+        let seen = std::sync::OnceLock::new();
+        let with_view = |mut v: Value| {
+            if let Some(p) = seen.get() {
+                v["player"] = Value::clone(p);
+            }
+            v
+        };
+        let result = std::thread::scope(|scope| {
+            let viewing = viewer.map(|spec| {
+                let seen = &seen;
+                scope.spawn(move || {
+                    let p = player_view(spec, cfg, pos)
+                        .unwrap_or_else(|e| json!({"name": spec.name, "error": e.to_string()}));
+                    let _ = seen.set(p);
+                })
+            });
+            let end = match bot.solver_at(&view).map_err(|e| Refused::Board(e.to_string()))? {
+                SolverAt::Book(scores) => {
+                    for (c, s) in scores.into_iter().enumerate() {
+                        if let Some(s) = s {
+                            known.set_score(c, s);
+                        }
+                    }
+                    Some(known)
+                }
+                SolverAt::Search {
+                    solver,
+                    pos: p,
+                    threads,
+                } => search(solver, &p, threads, known, cancel, &|v| send(with_view(v))),
+            };
+            if let Some(v) = viewing {
+                let _ = v.join();
+            }
+            Ok(end.map(|k| with_view(k.message(true, Some(CAP_NODES)))))
+        });
         if let Ok(mut idle) = self.idle.lock() {
             if idle.len() < crate::util::cores() {
                 idle.push(bot);
@@ -94,19 +150,14 @@ fn analyze_with(bot: &mut SolverBot, nodes: Option<u64>, cfg: BoardConfig, pos: 
     let scores = bot
         .column_scores(&view, nodes)
         .map_err(|e| Refused::Board(e.to_string()))?;
-    let words: Vec<Option<String>> = scores
-        .iter()
-        .map(|s| s.map(|s| describe_score(cfg.cells(), moves.len(), s)))
-        .collect();
-    let open = |c: usize| game.board().height(c) < cfg.rows;
-    let proven = (0..scores.len()).all(|c| !open(c) || scores[c].is_some());
-    Ok(json!({
-        "pos": pos,
-        "scores": scores,
-        "words": words,
-        "proven": proven,
-        "nodes": nodes,
-    }))
+    let open = (0..cfg.cols).map(|c| game.board().height(c) < cfg.rows).collect();
+    let mut known = Known::new(pos, cfg.cells(), moves.len(), open);
+    for (c, s) in scores.into_iter().enumerate() {
+        if let Some(s) = s {
+            known.set_score(c, s);
+        }
+    }
+    Ok(known.message(true, nodes))
 }
 
 /// Whether the page can show `spec`'s own view: the kinds whose search
@@ -241,17 +292,48 @@ mod tests {
         assert!(v["note"].as_str().unwrap().contains("expects to score"), "{v}");
     }
 
-    /// Kept solvers answer as new ones do, and are kept (one here).
+    /// Kept solvers answer as new ones do (all of a late position at
+    /// once, in one final message), and are kept (one here); a position
+    /// not of the board is refused.
     #[test]
     fn kept_solvers_answer_as_new_ones() {
         let cfg = BoardConfig::default();
         let analysts = Analysts::default();
         let pos = "43745416472735";
         let fresh = analyze(&analysis_spec(), cfg, pos).unwrap();
-        assert_eq!(analysts.analyze(cfg, pos).unwrap(), fresh);
+        let never = AtomicBool::new(false);
+        let sent = std::sync::Mutex::new(Vec::new());
+        let push = |v: Value| sent.lock().unwrap().push(v);
+        let mut a = analysts.analyze(cfg, pos, None, &never, &push).unwrap().unwrap();
+        assert_eq!(a["final"], true);
+        assert_eq!(a["scores"], fresh["scores"]);
+        assert_eq!(a["outcomes"], fresh["outcomes"]);
         assert_eq!(analysts.idle.lock().unwrap().len(), 1);
-        assert_eq!(analysts.analyze(cfg, pos).unwrap(), fresh);
+        a = analysts.analyze(cfg, pos, None, &never, &push).unwrap().unwrap();
+        assert_eq!(a["scores"], fresh["scores"]);
         assert_eq!(analysts.idle.lock().unwrap().len(), 1);
-        assert!(matches!(analysts.analyze(cfg, "8"), Err(Refused::Position(_))));
+        assert!(matches!(
+            analysts.analyze(cfg, "8", None, &never, &push),
+            Err(Refused::Position(_))
+        ));
+        // From the score book (ply 2): one final message, nothing before.
+        let sent_before = sent.lock().unwrap().len();
+        let a = analysts.analyze(cfg, "44", None, &never, &push).unwrap().unwrap();
+        assert_eq!(a["proven"], true, "{a}");
+        assert_eq!(sent.lock().unwrap().len(), sent_before);
+    }
+
+    /// A player's view comes with the final message of a progressive answer.
+    #[test]
+    fn a_view_comes_with_the_last_message() {
+        let cfg = BoardConfig::new(4, 5, 3).unwrap();
+        let mm = crate::scenario::parse_player_spec("{kind: minimax, depth: 4, name: M}").unwrap();
+        let never = AtomicBool::new(false);
+        let a = Analysts::default()
+            .analyze(cfg, "33", Some(&mm), &never, &|_| {})
+            .unwrap()
+            .unwrap();
+        assert_eq!(a["player"]["name"], "M");
+        assert_eq!(a["proven"], true);
     }
 }

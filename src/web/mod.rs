@@ -12,6 +12,7 @@
 pub mod analysis;
 pub mod frames;
 pub mod play;
+pub mod progress;
 pub mod proto;
 pub mod server;
 pub mod view;

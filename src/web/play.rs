@@ -20,6 +20,8 @@ use crate::scenario::{RenderStyle, DEFAULT_MOVE_TIME};
 use crate::util::seed;
 use actix::prelude::*;
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
@@ -91,8 +93,14 @@ pub struct PlayHub {
     /// profiles beside its own).
     others: Vec<PlayerSpec>,
     next: u64,
-    /// Connections with an analysis running (one at a time each).
-    analyzing: HashSet<u64>,
+    /// Connections with an analysis running (one at a time each): its
+    /// number and the flag that cancels it.
+    analyzing: HashMap<u64, (u64, Arc<AtomicBool>)>,
+    /// The request a page made while its last one was still running (that
+    /// one is cancelled): started when it ends.
+    queued: HashMap<u64, (String, Option<PlayerSpec>)>,
+    /// Searches started, numbering them.
+    searches: u64,
     /// Analyses running on the blocking pool, whoever asked (a page that
     /// left still has its search running until it ends).
     running: usize,
@@ -123,7 +131,9 @@ impl PlayHub {
             conns: HashMap::new(),
             others: Vec::new(),
             next: 1,
-            analyzing: HashSet::new(),
+            analyzing: HashMap::new(),
+            queued: HashMap::new(),
+            searches: 0,
             running: 0,
             max_running: default_analysts(),
             analysts: Default::default(),
@@ -212,29 +222,14 @@ impl PlayHub {
         self.opponent.as_ref().map_or_else(BoardConfig::default, |o| o.cfg)
     }
 
-    /// Every column's score of `pos`, searched on the blocking pool; the
-    /// answer comes back as [`Analyzed`]. One request at a time per page,
-    /// and at most `max_running` for the whole server (else `busy`). With
+    /// Every column's outcome and score of `pos`, searched on the blocking
+    /// pool; each message found on the way comes back as [`Analyzing`],
+    /// the last as [`Analyzed`]. One request at a time per page: a new one
+    /// cancels the page's running search and starts when it has stopped.
+    /// At most `max_running` for the whole server (else `busy`). With
     /// `player`, that player's own view comes with it (one request, so one
-    /// slot and one answer).
+    /// slot).
     fn analyze(&mut self, conn: u64, pos: String, player: Option<String>, ctx: &mut Context<Self>) {
-        if self.analyzing.contains(&conn) {
-            return self.error(
-                conn,
-                ErrorCode::Busy,
-                "an analysis is still running for this page; wait for it",
-            );
-        }
-        if self.running >= self.max_running {
-            return self.error(
-                conn,
-                ErrorCode::Busy,
-                format!(
-                    "the server's solvers are all busy ({} at a time); ask again in a moment",
-                    self.max_running
-                ),
-            );
-        }
         let viewer = match player {
             None => None,
             Some(name) => match self.players().into_iter().find(|p| p.name == name) {
@@ -248,22 +243,48 @@ impl PlayHub {
                 }
             },
         };
-        self.analyzing.insert(conn);
+        if let Some((_, cancel)) = self.analyzing.get(&conn) {
+            cancel.store(true, Ordering::Relaxed);
+            self.queued.insert(conn, (pos, viewer));
+            return;
+        }
+        if self.running >= self.max_running {
+            return self.error(
+                conn,
+                ErrorCode::Busy,
+                format!(
+                    "the server's solvers are all busy ({} at a time); ask again in a moment",
+                    self.max_running
+                ),
+            );
+        }
+        self.start_analysis(conn, pos, viewer, ctx);
+    }
+
+    /// Starts `conn`'s search of `pos` (see [`PlayHub::analyze`]).
+    fn start_analysis(&mut self, conn: u64, pos: String, viewer: Option<PlayerSpec>, ctx: &mut Context<Self>) {
+        self.searches += 1;
+        let (search, cancel) = (self.searches, Arc::new(AtomicBool::new(false)));
+        self.analyzing.insert(conn, (search, Arc::clone(&cancel)));
         self.running += 1;
         let (analysts, cfg, hub) = (self.analysts.clone(), self.board(), ctx.address());
         actix::spawn(async move {
+            let progress = hub.clone();
             let result = tokio::task::spawn_blocking(move || {
-                let mut a = analysts.analyze(cfg, &pos)?;
-                if let Some(spec) = viewer {
-                    a["player"] = super::analysis::player_view(&spec, cfg, &pos)
-                        .unwrap_or_else(|e| serde_json::json!({"name": spec.name, "error": e.to_string()}));
-                }
-                Ok(a)
+                let send = |data| progress.do_send(Analyzing { conn, search, data });
+                analysts.analyze(cfg, &pos, viewer.as_ref(), &cancel, &send)
             })
             .await
             .unwrap_or_else(|e| Err(super::analysis::Refused::Board(e.to_string())));
-            hub.do_send(Analyzed { conn, result });
+            hub.do_send(Analyzed { conn, search, result });
         });
+    }
+
+    /// Whether `search` is `conn`'s running search and not cancelled.
+    fn current(&self, conn: u64, search: u64) -> bool {
+        self.analyzing
+            .get(&conn)
+            .is_some_and(|(s, cancel)| *s == search && !cancel.load(Ordering::Relaxed))
     }
 
     /// Every player a side can be given (the server's own first), by name.
@@ -565,24 +586,54 @@ pub struct FromPage {
     pub msg: ClientMsg,
 }
 
-/// An analysis finished (see [`PlayHub::analyze`]).
+/// An analysis found something (see [`PlayHub::analyze`]); more follows.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Analyzing {
+    conn: u64,
+    search: u64,
+    data: serde_json::Value,
+}
+
+impl Handler<Analyzing> for PlayHub {
+    type Result = ();
+    fn handle(&mut self, m: Analyzing, _: &mut Context<Self>) {
+        if self.current(m.conn, m.search) {
+            self.send(m.conn, encode("analysis", None, &m.data));
+        }
+    }
+}
+
+/// An analysis ended (see [`PlayHub::analyze`]): its last message, or
+/// `None` when it was cancelled.
 #[derive(Message)]
 #[rtype(result = "()")]
 struct Analyzed {
     conn: u64,
-    result: Result<serde_json::Value, super::analysis::Refused>,
+    search: u64,
+    result: Result<Option<serde_json::Value>, super::analysis::Refused>,
 }
 
 impl Handler<Analyzed> for PlayHub {
     type Result = ();
-    fn handle(&mut self, m: Analyzed, _: &mut Context<Self>) {
+    fn handle(&mut self, m: Analyzed, ctx: &mut Context<Self>) {
         use super::analysis::Refused;
-        self.analyzing.remove(&m.conn);
         self.running = self.running.saturating_sub(1);
-        match m.result {
-            Ok(a) => self.send(m.conn, encode("analysis", None, &a)),
-            Err(Refused::Position(why)) => self.error(m.conn, ErrorCode::BadPosition, why.to_string()),
-            Err(Refused::Board(why)) => self.error(m.conn, ErrorCode::Busy, format!("no analysis here: {why}")),
+        if self.current(m.conn, m.search) {
+            match m.result {
+                Ok(Some(a)) => self.send(m.conn, encode("analysis", None, &a)),
+                Ok(None) => {}
+                Err(Refused::Position(why)) => self.error(m.conn, ErrorCode::BadPosition, why.to_string()),
+                Err(Refused::Board(why)) => self.error(m.conn, ErrorCode::Busy, format!("no analysis here: {why}")),
+            }
+        }
+        if self.analyzing.get(&m.conn).is_some_and(|(s, _)| *s == m.search) {
+            self.analyzing.remove(&m.conn);
+        }
+        if let Some((pos, viewer)) = self.queued.remove(&m.conn) {
+            if self.conns.contains_key(&m.conn) && !self.analyzing.contains_key(&m.conn) {
+                self.start_analysis(m.conn, pos, viewer, ctx);
+            }
         }
     }
 }
@@ -605,7 +656,11 @@ impl Handler<Disconnect> for PlayHub {
     fn handle(&mut self, m: Disconnect, ctx: &mut Context<Self>) {
         self.leave_all(m.conn, ctx, GRACE);
         self.conns.remove(&m.conn);
-        self.analyzing.remove(&m.conn);
+        // Its search stops soon; its slot is free when it has.
+        if let Some((_, cancel)) = self.analyzing.get(&m.conn) {
+            cancel.store(true, Ordering::Relaxed);
+        }
+        self.queued.remove(&m.conn);
     }
 }
 
