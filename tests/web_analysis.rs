@@ -161,7 +161,7 @@ async fn asking_about_another_position_cancels_the_old_search() {
     assert_eq!(msgs.last().unwrap()["proven"], true);
     assert!(old.iter().all(|m| m["pos"] == SLOW && m["final"] == false), "{old:?}");
     // Nothing more of the old position, ever.
-    while let Some(m) = next(&mut ws, Duration::from_millis(1500)).await {
+    if let Some(m) = next(&mut ws, Duration::from_millis(1500)).await {
         panic!("a message after the final one: {m}");
     }
 

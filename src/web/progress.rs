@@ -92,6 +92,56 @@ enum Task {
     Exact(usize),
 }
 
+/// What the threads of one search share.
+struct Shared<'a> {
+    pos: &'a Pos,
+    /// Every open column's outcome, centre first, then every exact score.
+    tasks: Vec<Task>,
+    next: AtomicUsize,
+    state: Mutex<Known>,
+    /// Set by the watchdog: stops every thread's search.
+    stop: Arc<AtomicBool>,
+    /// Each thread's share of [`CAP_NODES`].
+    per_thread: u64,
+    send: &'a (dyn Fn(Value) + Sync),
+}
+
+impl Shared<'_> {
+    /// One thread's work: the next task until none is left, the thread's
+    /// share of the cap is spent, or the search is stopped.
+    fn work(&self, s: &mut Solver) {
+        s.set_cancel(Some(Arc::clone(&self.stop)));
+        let start = s.nodes();
+        while !self.stop.load(Relaxed) {
+            let Some(&task) = self.tasks.get(self.next.fetch_add(1, Relaxed)) else {
+                break;
+            };
+            let (Task::Outcome(c) | Task::Exact(c)) = task;
+            if self.state.lock().unwrap().scores[c].is_some() {
+                continue;
+            }
+            let left = Some(self.per_thread.saturating_sub(s.nodes() - start));
+            let found = match task {
+                Task::Outcome(c) => s.column_outcome(self.pos, c, left).map(|o| (o, None)),
+                Task::Exact(c) => {
+                    let child = s.play(self.pos, c).expect("an open column that does not win at once");
+                    s.solve(&child, left).map(|v| (-v.signum(), Some(-v)))
+                }
+            };
+            let Some((outcome, score)) = found else { break };
+            let mut k = self.state.lock().unwrap();
+            match score {
+                Some(v) => k.set_score(c, v),
+                None => k.outcomes[c] = Some(outcome),
+            }
+            if !k.proven() && !self.stop.load(Relaxed) {
+                (self.send)(k.message(false, Some(CAP_NODES)));
+            }
+        }
+        s.set_cancel(None);
+    }
+}
+
 /// Searches `pos` with `solver` and `threads - 1` helpers sharing its table,
 /// filling `known` and calling `send` with a (not final) message after each
 /// column's outcome or score, as long as some column is left. Returns what
@@ -116,56 +166,23 @@ pub fn search(
         return Some(known);
     }
     send(known.message(false, Some(CAP_NODES)));
-    let order: Vec<usize> = centre_order(cols).into_iter().filter(|&c| known.open[c]).collect();
-    let tasks: Vec<Task> = order
-        .iter()
-        .filter(|&&c| known.scores[c].is_none())
-        .map(|&c| Task::Outcome(c))
-        .chain(
-            order
-                .iter()
-                .filter(|&&c| known.scores[c].is_none())
-                .map(|&c| Task::Exact(c)),
-        )
+    let order: Vec<usize> = centre_order(cols)
+        .into_iter()
+        .filter(|&c| known.open[c] && known.scores[c].is_none())
         .collect();
-    let threads = threads.clamp(1, order.len().max(1));
-    let stop = Arc::new(AtomicBool::new(false));
-    let state = Mutex::new(known);
-    let next = AtomicUsize::new(0);
-    let per_thread = CAP_NODES / threads as u64;
-    let work = |s: &mut Solver| {
-        s.set_cancel(Some(Arc::clone(&stop)));
-        let start = s.nodes();
-        while !stop.load(Relaxed) {
-            let Some(&task) = tasks.get(next.fetch_add(1, Relaxed)) else {
-                break;
-            };
-            let left = per_thread.saturating_sub(s.nodes() - start);
-            let c = match task {
-                Task::Outcome(c) | Task::Exact(c) => c,
-            };
-            if state.lock().unwrap().scores[c].is_some() {
-                continue;
-            }
-            let found = match task {
-                Task::Outcome(c) => s.column_outcome(pos, c, Some(left)).map(|o| (o, None)),
-                Task::Exact(c) => {
-                    let child = s.play(pos, c).expect("an open column that does not win at once");
-                    s.solve(&child, Some(left)).map(|v| (-v.signum(), Some(-v)))
-                }
-            };
-            // Past this thread's share of the cap, or stopped.
-            let Some((outcome, score)) = found else { break };
-            let mut k = state.lock().unwrap();
-            match score {
-                Some(v) => k.set_score(c, v),
-                None => k.outcomes[c] = Some(outcome),
-            }
-            if !k.proven() && !stop.load(Relaxed) {
-                send(k.message(false, Some(CAP_NODES)));
-            }
-        }
-        s.set_cancel(None);
+    let threads = threads.clamp(1, order.len());
+    let shared = Shared {
+        pos,
+        tasks: order
+            .iter()
+            .map(|&c| Task::Outcome(c))
+            .chain(order.iter().map(|&c| Task::Exact(c)))
+            .collect(),
+        next: AtomicUsize::new(0),
+        state: Mutex::new(known),
+        stop: Arc::new(AtomicBool::new(false)),
+        per_thread: CAP_NODES / threads as u64,
+        send,
     };
     let finished = AtomicBool::new(false);
     let deadline = Instant::now() + CAP_TIME;
@@ -176,14 +193,17 @@ pub fn search(
         scope.spawn(|| {
             while !finished.load(Relaxed) {
                 if cancel.load(Relaxed) || Instant::now() >= deadline {
-                    stop.store(true, Relaxed);
+                    shared.stop.store(true, Relaxed);
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
         });
-        let work = &work;
-        let handles: Vec<_> = helpers.iter_mut().map(|h| scope.spawn(move || work(h))).collect();
-        work(solver);
+        let shared = &shared;
+        let handles: Vec<_> = helpers
+            .iter_mut()
+            .map(|h| scope.spawn(move || shared.work(h)))
+            .collect();
+        shared.work(solver);
         for h in handles {
             let _ = h.join();
         }
@@ -192,7 +212,7 @@ pub fn search(
     if cancel.load(Relaxed) {
         return None;
     }
-    Some(state.into_inner().unwrap())
+    Some(shared.state.into_inner().unwrap())
 }
 
 #[cfg(test)]
