@@ -25,7 +25,7 @@ const replay = params.get('replay') === null ? null : {
 // An analysis request's key: its position and the player whose view it
 // asks for (`4453|AlphaZero`, or `4453|` for the solution alone).
 let analysing = null;   // the key of the analysis running
-let analysisNext = null; // the key to ask about when it answers
+let shownKey = null;    // the key whose final answer is shown
 let busyTries = 0;       // analyses refused `busy` in a row (the server's solvers all at work)
 let ws = null;
 let backoff = 300;
@@ -183,10 +183,13 @@ function askSolution() {
   if (!on && who === null) return;
   const pos = posOf(game);
   const key = `${pos}|${who || ''}`;
-  if (analysing !== null) { analysisNext = key; return; } // one at a time
+  // A new request replaces the page's running search on the server; the
+  // old position's messages still on their way are ignored.
+  if (analysing === key || shownKey === key) return;
+  shownKey = null;
   analysing = key;
-  analysisNext = null;
   box.dataset.pos = '';
+  box.dataset.partial = '';
   $('#view').dataset.pos = '';
   $('#solution-note').textContent = 'Solving…';
   if (who !== null) $('#view-note').textContent = `${who} is thinking…`;
@@ -227,28 +230,55 @@ function drawView(p) {
   $('#view-note').textContent = `${p.name}'s ${what} for each column; outlined: the column it would play.` + (p.note ? ` ${p.name}: ${p.note}.` : '');
 }
 
-// Each column's score under its column: a word and a sign as well as a colour.
+// What a column shows: its exact words; else its outcome ("win", "draw",
+// "loss") while the exact score is worked on; else that it is worked on, or
+// (the search over) that it was not proven.
+function columnText(d, c, full) {
+  if (full) return { cls: 'full', text: '' };
+  const s = d.scores[c];
+  const o = s !== null ? Math.sign(s) : d.outcomes ? d.outcomes[c] : null;
+  const cls = o === null || o === undefined ? 'unknown' : o > 0 ? 'win' : o < 0 ? 'loss' : 'draw';
+  const working = !d.final && d.final !== undefined && (d.working || []).includes(c);
+  if (s !== null) return { cls, text: d.words[c] };
+  if (cls !== 'unknown') return { cls: cls + ' pending', text: cls, more: working ? 'working…' : 'score not proven' };
+  return { cls, text: working ? 'working…' : 'not proven' };
+}
+
+// Each column's score under its column: a word and a sign as well as a
+// colour. Messages come as the search goes: outcomes first, then exact
+// scores; each holds everything known so far.
 function drawSolution(d) {
-  analysing = null;
   const answered = `${d.pos}|${d.player ? d.player.name : ''}`;
-  if (analysisNext !== null && analysisNext !== answered) { askSolution(); return; }
+  if (answered !== analysing && analysing !== null) return; // an old position's
+  const last = d.final !== false;
+  if (last) { analysing = null; shownKey = answered; }
   if (!game || d.pos !== posOf(game)) return;
   const box = $('#solution');
   box.style.setProperty('--cols', d.scores.length);
   box.replaceChildren(...d.scores.map((s, c) => {
     const e = document.createElement('span');
     const full = game.cells.every((row) => row[c] !== '.');
-    e.className = 'score ' + (full ? 'full' : s === null ? 'unknown' : s > 0 ? 'win' : s < 0 ? 'loss' : 'draw');
-    e.textContent = full ? '' : s === null ? 'not proven' : d.words[c];
+    const t = columnText(d, c, full);
+    e.className = 'score ' + t.cls;
+    e.textContent = t.text;
+    if (t.more) {
+      const m = document.createElement('small');
+      m.textContent = t.more;
+      e.append(document.createElement('br'), m);
+    }
     e.dataset.score = s === null ? '' : String(s);
-    e.setAttribute('aria-label', `Column ${c + 1}: ` + (full ? 'full' : s === null ? 'not proven' : d.words[c]));
+    e.dataset.outcome = t.cls.split(' ')[0];
+    e.setAttribute('aria-label', `Column ${c + 1}: ` + (full ? 'full' : t.text + (t.more ? `, ${t.more}` : '')));
     return e;
   }));
-  box.dataset.pos = d.pos;
-  if (!$('#view').hidden) drawView(d.player);
-  $('#solution-note').textContent = d.proven
-    ? 'Exact scores for the side to move (+ win, = draw, − loss), from the perfect solver.'
-    : `Not every column was proven within ${d.nodes} nodes: the known ones are shown.`;
+  box.dataset.partial = d.pos;
+  if (last) box.dataset.pos = d.pos;
+  if (!$('#view').hidden && (last || d.player)) drawView(d.player);
+  $('#solution-note').textContent = !last
+    ? 'Solving… each column shows win, draw or loss as soon as it is proven, then its exact score.'
+    : d.proven
+      ? 'Exact scores for the side to move (+ win, = draw, − loss), from the perfect solver.'
+      : `Not every column was proven within the search's cap (${d.nodes} nodes or a minute): the known ones are shown.`;
 }
 
 // --- replays ----------------------------------------------------------------
@@ -303,17 +333,22 @@ function checkNext() {
 function checked(d) {
   const r = replay;
   const i = r.asked;
-  r.asked = null;
   if (i === null || d.pos !== movesPos(r.moves.slice(0, i))) return;
+  // Judged once every open column's outcome is known (or the search is over).
+  const outs = d.outcomes || d.scores.map((s) => (s === null ? null : Math.sign(s)));
+  if (d.final === false && !(d.working || []).every((c) => outs[c] !== null)) return;
+  r.asked = null;
   const m = r.moves[i];
-  const known = d.scores.filter((s) => s !== null);
+  const known = outs.filter((o) => o !== null);
   const best = known.length ? Math.max(...known) : null;
-  const kind = (s) => (s > 0 ? 'a win' : s < 0 ? 'a loss' : 'a draw');
+  const kind = (o) => (o > 0 ? 'a win' : o < 0 ? 'a loss' : 'a draw');
+  const say = (c) => (d.words[c] ? `${kind(outs[c])} (${d.words[c]})` : kind(outs[c]));
   let entry = { mistake: false, text: '' };
-  if (d.scores[m] === null || best === null) {
+  if (outs[m] === null || best === null) {
     entry.text = ' (not proven)';
-  } else if (Math.sign(d.scores[m]) < Math.sign(best)) {
-    entry = { mistake: true, text: ` — threw ${kind(best)} (${d.words[d.scores.indexOf(best)]}) to ${kind(d.scores[m])} (${d.words[m]})` };
+  } else if (outs[m] < best) {
+    const worded = outs.findIndex((o, c) => o === best && d.words[c]);
+    entry = { mistake: true, text: ` — threw ${say(worded >= 0 ? worded : outs.indexOf(best))} to ${say(m)}` };
   }
   r.checked[i] = entry;
   drawReplay();
