@@ -5,7 +5,8 @@
 //! tournament's standings change while `c4sim run --web` plays it. The
 //! analysis board: positions by URL with the solver's exact scores (at once
 //! from the score book for early positions), the AI's view, a hot seat,
-//! replays that mark the move that threw a win.
+//! replays that mark the move that threw a win, a solution shown as it is
+//! proven.
 //!
 //! `cargo test --test web_browser -- --ignored screenshot` also writes
 //! docs/web/game.png (a game in progress against the shipped AlphaZero) and
@@ -246,6 +247,36 @@ async fn a_position_from_the_url_shows_the_solvers_scores_and_survives_a_reload(
     b.c().goto(&format!("http://{}/?pos=1111111", srv.addr)).await.unwrap();
     b.wait_attr("#error", "textContent", |t| t.contains("cannot be opened"))
         .await;
+    b.client.as_ref().unwrap().clone().close().await.unwrap();
+}
+
+/// A position past the score book is answered as it is proven: "working…"
+/// under the columns still searched, a column's outcome ("win", "draw",
+/// "loss", in its colour) before its exact words, and a note that says
+/// the search goes on.
+#[tokio::test]
+async fn the_solution_shows_outcomes_first_and_what_is_being_worked_on() {
+    if !browser_present() {
+        return;
+    }
+    let pos = "12345671";
+    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let b = Browser::start().await;
+    b.c().goto(&format!("http://{}/?pos={pos}", srv.addr)).await.unwrap();
+    b.wait_attr("#board", "data-your-turn", |v| v == "true").await;
+    b.click("#show-solution").await;
+    b.wait_attr("#solution", "textContent", |t| t.contains("working…"))
+        .await;
+    b.wait_attr("#solution-note", "textContent", |t| t.starts_with("Solving…"))
+        .await;
+    b.wait_count("#solution .score.pending", 1).await;
+    let e = b.c().find(Locator::Css("#solution .score.pending")).await.unwrap();
+    let text = e.text().await.unwrap();
+    assert!(
+        ["win", "draw", "loss"].iter().any(|w| text.starts_with(w)),
+        "an outcome before its score: {text}"
+    );
+    assert_eq!(e.attr("data-score").await.unwrap().unwrap_or_default(), "");
     b.client.as_ref().unwrap().clone().close().await.unwrap();
 }
 
