@@ -248,10 +248,14 @@ function columnText(d, c, full) {
 // colour. Messages come as the search goes: outcomes first, then exact
 // scores; each holds everything known so far.
 function drawSolution(d) {
-  const answered = `${d.pos}|${d.player ? d.player.name : ''}`;
-  if (answered !== analysing && analysing !== null) return; // an old position's
+  // An old position's message (the player's view may come only with later
+  // messages, so the position alone decides).
+  if (analysing !== null && d.pos !== analysing.split('|')[0]) return;
   const last = d.final !== false;
-  if (last) { analysing = null; shownKey = answered; }
+  if (last) {
+    shownKey = analysing !== null ? analysing : `${d.pos}|${d.player ? d.player.name : ''}`;
+    analysing = null;
+  }
   if (!game || d.pos !== posOf(game)) return;
   const box = $('#solution');
   box.style.setProperty('--cols', d.scores.length);
