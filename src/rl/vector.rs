@@ -541,9 +541,9 @@ fn write_view<B: Bits>(geo: &Geometry<B>, slot: &Slot<B>, k: usize, out: &mut St
     let (rows, cols) = (geo.cfg.rows, geo.cfg.cols);
     let n = rows * cols * 2;
     out.obs[k * n..(k + 1) * n].copy_from_slice(&slot.views[slot.moves.len() % 2]);
-    let mask = &mut out.mask[k * cols..(k + 1) * cols];
-    for (c, m) in mask.iter_mut().enumerate() {
-        *m = i8::from((slot.pos.heights[c] as usize) < rows);
+    let legal = slot.pos.legal_bytes(geo);
+    for (m, &l) in out.mask[k * cols..(k + 1) * cols].iter_mut().zip(&legal) {
+        *m = l as i8;
     }
 }
 
