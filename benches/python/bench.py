@@ -45,7 +45,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 SETS = ROOT / "benches" / "accuracy" / "sets-v1.jsonl"
 SECTIONS = ("envs", "pettingzoo", "solver")
-SCORE_BOOK_SPEC = "{kind: solver, scores: models/solver-scores-6x7.bin}"
+# One thread, as c4sim.Solver(threads=1): analysis otherwise scores the
+# columns on every core.
+SCORE_BOOK_SPEC = "{kind: solver, scores: models/solver-scores-6x7.bin, threads: 1}"
 ROWS, COLS = 6, 7
 
 

@@ -20,7 +20,7 @@
 //! from all legal ones by weights that favour the better scores, so a slip
 //! is more often a small one.
 
-use super::keys::{budget_key, count_key, optional_path_key, FitError, Key, KeyType, KeyValue, KindKeys};
+use super::keys::{budget_key, optional_path_key, FitError, Key, KeyType, KeyValue, KindKeys};
 use crate::game::{Answer, BoardConfig};
 use crate::players::{Strategy, TurnView};
 use crate::search::minimax::Minimax;
@@ -44,11 +44,24 @@ pub const FALLBACK_DEPTH: u32 = 8;
 /// Transposition-table entries as a power of two when `table_log2` is not given.
 pub const DEFAULT_TABLE_LOG2: u32 = 22;
 
+/// Without `table_log2`, an exact analysis (every column, no node budget)
+/// of a position with at least this many empty cells grows the table to
+/// [`DEEP_TABLE_LOG2`] first: such searches run for minutes, and their
+/// time falls with the table's size (the empty 6×7 board on 2 threads:
+/// 2^22 entries 355 s, 2^27 100.6 s); short ones would only pay for the
+/// memory.
+pub const DEEP_EMPTY_CELLS: usize = 34;
+/// The table a deep analysis grows to (1 GiB), or the largest power of two
+/// within a quarter of the memory available (Linux), whichever is smaller.
+pub const DEEP_TABLE_LOG2: u32 = 27;
+
 /// A `solver` player's keys.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SolverSpec {
-    /// Transposition-table entries as a power of two.
-    pub table_log2: u32,
+    /// Transposition-table entries as a power of two (`None`:
+    /// [`DEFAULT_TABLE_LOG2`], grown for deep analyses, see
+    /// [`DEEP_EMPTY_CELLS`]).
+    pub table_log2: Option<u32>,
     /// Node budget per move (`None`: always exact).
     pub nodes: Option<u64>,
     /// An opening book built by `c4sim book build`.
@@ -65,7 +78,7 @@ pub struct SolverSpec {
 impl Default for SolverSpec {
     fn default() -> Self {
         SolverSpec {
-            table_log2: DEFAULT_TABLE_LOG2,
+            table_log2: None,
             nodes: None,
             book: None,
             scores: None,
@@ -77,7 +90,12 @@ impl Default for SolverSpec {
 
 impl KindKeys for SolverSpec {
     const KEYS: &'static [Key<Self>] = &[
-        count_key!("table_log2", table_log2, 10),
+        Key {
+            name: "table_log2",
+            ty: KeyType::Count(10),
+            set: |s, v| s.table_log2 = Some(v.count()),
+            get: |s| s.table_log2.map(KeyValue::Count),
+        },
         budget_key!("nodes", nodes),
         optional_path_key!("book", book),
         optional_path_key!("scores", scores),
@@ -145,6 +163,8 @@ pub enum SolverAt<'a> {
 /// A perfect player (within its node budget).
 pub struct SolverBot {
     table_log2: u32,
+    /// `table_log2` was not given: a deep analysis may grow the table.
+    grow_table: bool,
     nodes: Option<u64>,
     /// Threads for every column's score (`column_scores`).
     threads: usize,
@@ -164,17 +184,18 @@ pub struct SolverBot {
 impl SolverBot {
     pub fn from_spec(spec: &SolverSpec) -> Result<Self, SolverBotError> {
         // Checks the table size now, so a bad key fails before any game.
-        if spec.table_log2 > MAX_TABLE_LOG2 {
+        if let Some(got) = spec.table_log2.filter(|&t| t > MAX_TABLE_LOG2) {
             return Err(SolverBotError::Table {
                 max: MAX_TABLE_LOG2,
-                got: spec.table_log2,
+                got,
             });
         }
         let book = spec.book.as_deref().map(read_book).transpose()?;
         let scores = spec.scores.as_deref().map(read_scores).transpose()?;
         let level = LEVELS.iter().position(|l| *l == spec.level).unwrap_or(0);
         Ok(SolverBot {
-            table_log2: spec.table_log2,
+            table_log2: spec.table_log2.unwrap_or(DEFAULT_TABLE_LOG2),
+            grow_table: spec.table_log2.is_none(),
             nodes: spec.nodes,
             threads: spec.threads.map_or_else(crate::util::cores, |t| t as usize),
             book,
@@ -238,6 +259,16 @@ impl SolverBot {
         Ok(SolverAt::Search { solver, pos, threads })
     }
 
+    /// Rebuilds the solver with the deep analysis table (once; it stays).
+    fn grow_for_deep_analysis(&mut self, cfg: BoardConfig) -> Result<(), SolverError> {
+        let log2 = deep_table_log2(available_memory());
+        if log2 > self.table_log2 {
+            self.table_log2 = log2;
+            self.solver = Some(Solver::new(cfg, log2)?);
+        }
+        Ok(())
+    }
+
     /// [`SolverBot::column_scores`] on `threads` threads.
     fn scores_on(
         &mut self,
@@ -248,6 +279,10 @@ impl SolverBot {
         let pos = self.solver_for(v.board.config())?.position(&v.moves)?;
         if let Some(scores) = self.book_scores(&pos) {
             return Ok(scores);
+        }
+        let cells = v.board.config().cells();
+        if budget.is_none() && self.grow_table && cells - v.moves.len() >= DEEP_EMPTY_CELLS {
+            self.grow_for_deep_analysis(v.board.config())?;
         }
         Ok(self
             .solver
@@ -405,6 +440,23 @@ impl Strategy for SolverBot {
     fn explain(&self) -> Option<String> {
         self.last_note.clone()
     }
+}
+
+/// The table a deep analysis grows to with `available` bytes of memory
+/// free (`None`: unknown): [`DEEP_TABLE_LOG2`], or the largest power of two
+/// of 8-byte entries within a quarter of it, never below the default.
+fn deep_table_log2(available: Option<u64>) -> u32 {
+    let fits = available.map_or(DEEP_TABLE_LOG2, |bytes| (bytes / 4 / 8).max(1).ilog2());
+    fits.clamp(DEFAULT_TABLE_LOG2, DEEP_TABLE_LOG2)
+}
+
+/// The memory available for new allocations (Linux's `MemAvailable`), in
+/// bytes; `None` elsewhere.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 #[cfg(test)]
@@ -583,5 +635,21 @@ mod tests {
             .all(|a| matches!(a, Answer::Column(c) if (0..5).contains(c))));
         assert_eq!(play("easy", 1).1, easy);
         assert!(play("hard", 1).0 < slips);
+    }
+
+    #[test]
+    fn a_deep_analysis_table_fits_a_quarter_of_free_memory() {
+        assert_eq!(deep_table_log2(None), DEEP_TABLE_LOG2);
+        assert_eq!(deep_table_log2(Some(64 << 30)), DEEP_TABLE_LOG2);
+        // 2 GiB free: a quarter is 512 MiB, 2^26 entries of 8 bytes.
+        assert_eq!(deep_table_log2(Some(2 << 30)), 26);
+        assert_eq!(deep_table_log2(Some(100 << 20)), DEFAULT_TABLE_LOG2);
+        assert_eq!(deep_table_log2(Some(0)), DEFAULT_TABLE_LOG2);
+        let given = SolverSpec {
+            table_log2: Some(12),
+            ..SolverSpec::default()
+        };
+        assert!(!SolverBot::from_spec(&given).unwrap().grow_table);
+        assert!(SolverBot::from_spec(&SolverSpec::default()).unwrap().grow_table);
     }
 }

@@ -18,13 +18,19 @@ impl Solver {
         // Each column's search starts from the last column's score (see
         // [`Techniques::first_guess`](super::Techniques::first_guess)).
         let mut last = None;
-        (0..self.geo.cols)
-            .map(|c| {
-                let v = self.column_score(pos, c, last.map(|s: i32| -s));
-                last = v.or(last);
-                v
-            })
-            .collect()
+        let cols = self.geo.cols;
+        let mirror = pos.is_symmetric();
+        let mut scores: Vec<Option<i32>> = Vec::with_capacity(cols as usize);
+        for c in 0..cols {
+            let v = if mirror && c > cols - 1 - c {
+                scores[(cols - 1 - c) as usize]
+            } else {
+                self.column_score(pos, c, last.map(|s: i32| -s))
+            };
+            last = v.or(last);
+            scores.push(v);
+        }
+        scores
     }
 
     /// [`Solver::scores`] on `threads` threads (1 is the plain call): columns
@@ -44,9 +50,12 @@ impl Solver {
             return self.scores(pos, budget);
         }
         let share = budget.map(|b| b / threads as u64);
-        let order: Vec<u32> = self.geo.order[..self.geo.cols as usize]
+        // On its own mirror image, the right half scores as the left.
+        let (cols, mirror) = (self.geo.cols, pos.is_symmetric());
+        let order: Vec<u32> = self.geo.order[..cols as usize]
             .iter()
             .map(|&c| c as u32)
+            .filter(|&c| !(mirror && c > cols - 1 - c))
             .collect();
         let next = AtomicUsize::new(0);
         let results = Mutex::new(vec![None; self.geo.cols as usize]);
@@ -88,7 +97,13 @@ impl Solver {
             work(self);
         });
         self.nodes += helpers.iter().map(|h| h.nodes).sum::<u64>();
-        results.into_inner().unwrap()
+        let mut scores = results.into_inner().unwrap();
+        if mirror {
+            for c in 0..cols / 2 {
+                scores[(cols - 1 - c) as usize] = scores[c as usize];
+            }
+        }
+        scores
     }
 
     /// A solver for another thread: the same shape and techniques, sharing

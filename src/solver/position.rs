@@ -259,6 +259,13 @@ impl Pos {
         self.current + self.mask
     }
 
+    /// Whether this position is its own mirror image (then each column
+    /// scores as its mirror column).
+    #[inline]
+    pub(crate) fn is_symmetric(&self) -> bool {
+        self.key() == self.mcurrent + self.mmask
+    }
+
     /// The key shared by this position and its mirror image.
     #[inline]
     pub(crate) fn symmetric_key(&self) -> u64 {

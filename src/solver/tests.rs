@@ -298,6 +298,38 @@ const EASY_TO_CUT: Techniques = Techniques {
     ..Techniques::ALL
 };
 
+/// Positions that are their own mirror image score their right half as
+/// the mirror of their left (not searched), on one thread and on two:
+/// still the brute force's scores; a position off the mirror is searched.
+#[test]
+fn symmetric_positions_score_as_the_brute_force() {
+    for (r, c, w, lines) in [
+        (
+            4,
+            5,
+            3,
+            vec![vec![], vec![2], vec![2, 2], vec![0, 2, 4], vec![1, 0, 3, 4]],
+        ),
+        (5, 5, 4, vec![vec![], vec![2, 2, 2], vec![1, 2, 3]]),
+        (4, 4, 3, vec![vec![], vec![0, 1, 3, 2], vec![1, 0, 2, 3]]),
+    ] {
+        let c = cfg(r, c, w);
+        let mut brute = Brute::new(c);
+        for moves in lines {
+            let mut s = Solver::new(c, 12).unwrap();
+            let pos = s.position(&moves).unwrap();
+            assert!(pos.is_symmetric(), "{c}: {moves:?}");
+            brute.set(&moves);
+            let expected: Vec<Option<i32>> = (0..c.cols).map(|col| brute.column(col)).collect();
+            assert_eq!(s.scores(&pos, None), expected, "{c}: {moves:?}");
+            let mut t = Solver::new(c, 12).unwrap();
+            assert_eq!(t.scores_threaded(&pos, None, 2), expected, "{c}: 2 threads, {moves:?}");
+        }
+        let s = Solver::new(c, 12).unwrap();
+        assert!(!s.position(&[0]).unwrap().is_symmetric());
+    }
+}
+
 #[test]
 fn threaded_scores_equal_plain_scores() {
     let c = cfg(5, 5, 4);
