@@ -272,14 +272,21 @@ impl Pos {
         self.key().min(self.mcurrent + self.mmask)
     }
 
+    /// The opponent's winning cells (empty cells where one of its pieces
+    /// completes a line).
+    #[inline]
+    pub(crate) fn opponent_winning_cells(&self, g: &Geometry) -> u64 {
+        g.winning_cells(self.current ^ self.mask, self.mask)
+    }
+
     /// The moves that do not hand the opponent an immediate win: when the
     /// opponent threatens to win, only the block (none if there are two
     /// threats), and never a cell right below an opponent's winning cell.
     /// Assumes the side to move cannot win at once (the caller checked).
+    /// `opponent_win`: the opponent's winning cells ([`Pos::opponent_winning_cells`]).
     #[inline]
-    pub(crate) fn non_losing_moves(&self, g: &Geometry) -> u64 {
+    pub(crate) fn non_losing_moves_given(&self, g: &Geometry, opponent_win: u64) -> u64 {
         let mut possible = self.possible(g);
-        let opponent_win = g.winning_cells(self.current ^ self.mask, self.mask);
         let forced = possible & opponent_win;
         if forced != 0 {
             if forced & (forced - 1) != 0 {

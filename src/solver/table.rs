@@ -116,13 +116,13 @@ impl Table {
         }
     }
 
-    /// Starts loading `key`'s slot into the cache, so that a probe made a
+    /// Starts loading slot `s` into the cache, so that a probe made a
     /// little later does not wait for memory.
     #[inline]
-    pub fn prefetch(&self, key: u64) {
+    pub fn prefetch(&self, s: Slot) {
         #[cfg(target_arch = "x86_64")]
         {
-            let i = self.slot(key).index;
+            let i = s.index;
             // SAFETY: a prefetch is only a hint; the address is inside the table.
             unsafe {
                 use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
@@ -130,7 +130,7 @@ impl Table {
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        let _ = s;
     }
 
     /// The (lower, upper) bounds stored for `key`. Lower bounds of -64 and
