@@ -8,19 +8,29 @@ use super::{MoveOrder, Solver, ETC_MIN_EMPTY, NO_HI, NO_LO};
 use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// A node's children by column, each with its table slot and, when move
-/// ordering counted them, the winning cells of the side that moved into it
-/// (the child's opponent): `order_moves` makes each once, and ETC, the
-/// search and the child's own non-losing filter reuse it (making them again
-/// cost a ply-8 solve 6% of its time, the cells 5% more). Only the columns
-/// in the node's move list are written.
+/// A node's children by column, each with its table slot and the winning
+/// cells its parent already knew: `order_moves` makes each once, and ETC,
+/// the search and the child's own filter and ordering reuse it (making them
+/// again cost a ply-8 solve 6% of its time, the cells 5% more). Only the
+/// columns in the node's move list are written.
 type Children = [MaybeUninit<Kid>; MAX_COLS];
 
 #[derive(Clone, Copy)]
 struct Kid {
     pos: Pos,
     slot: Slot,
-    opponent_wins: Option<u64>,
+    cells: Known,
+}
+
+/// Winning cells of a position known before its search (`None`: not known).
+#[derive(Clone, Copy, Default)]
+struct Known {
+    /// The opponent's: the parent's mover's after the move (if the parent
+    /// counted them to order its moves).
+    opponent: Option<u64>,
+    /// The side to move's: the parent's opponent's, less the cell played
+    /// (if the parent's non-losing filter made them).
+    own: Option<u64>,
 }
 
 impl Solver {
@@ -162,19 +172,21 @@ impl Solver {
     /// be able to win at once (every caller checks).
     pub(super) fn negamax(&mut self, pos: &Pos, alpha: i32, beta: i32) -> i32 {
         let slot = self.table.slot(self.key_of(pos));
-        self.negamax_at(pos, slot, None, alpha, beta)
+        self.negamax_at(pos, slot, Known::default(), alpha, beta)
     }
 
-    /// [`Solver::negamax`] with `pos`'s table slot already found, and maybe
-    /// its opponent's winning cells.
-    fn negamax_at(&mut self, pos: &Pos, slot: Slot, opponent_wins: Option<u64>, mut alpha: i32, mut beta: i32) -> i32 {
+    /// [`Solver::negamax`] with `pos`'s table slot already found, and what
+    /// is known of its winning cells.
+    fn negamax_at(&mut self, pos: &Pos, slot: Slot, known: Known, mut alpha: i32, mut beta: i32) -> i32 {
         if self.stop() {
             return 0;
         }
         let tech = self.tech;
         let (cells, n) = (self.geo.cells as i32, pos.moves as i32);
+        let mut opponent_wins = known.opponent;
         let next = if tech.non_losing {
             let wins = opponent_wins.unwrap_or_else(|| pos.opponent_winning_cells(&self.geo));
+            opponent_wins = Some(wins);
             let next = pos.non_losing_moves_given(&self.geo, wins);
             if next == 0 {
                 // Every move lets the opponent win at once.
@@ -219,7 +231,11 @@ impl Solver {
         }
         let mut list = [(0u32, 0u32); MAX_COLS];
         let mut kids: Children = [MaybeUninit::uninit(); MAX_COLS];
-        let len = match self.order_moves(pos, next, &mut list, &mut kids) {
+        let known = Known {
+            opponent: opponent_wins,
+            own: known.own,
+        };
+        let len = match self.order_moves(pos, next, known, &mut list, &mut kids) {
             Some(len) => len,
             None => {
                 // A move leaves two threats the opponent cannot both stop.
@@ -274,7 +290,7 @@ impl Solver {
                 // which negamax must not be asked.
                 -(cells - n) / 2
             } else {
-                -self.negamax_at(&child, kid.slot, kid.opponent_wins, -beta, -alpha)
+                -self.negamax_at(&child, kid.slot, kid.cells, -beta, -alpha)
             };
             if self.aborted {
                 return 0;
@@ -304,6 +320,7 @@ impl Solver {
         &self,
         pos: &Pos,
         next: u64,
+        known: Known,
         list: &mut [(u32, u32); MAX_COLS],
         kids: &mut Children,
     ) -> Option<usize> {
@@ -314,7 +331,7 @@ impl Solver {
         // Own winning cells now: a move right below one lets the opponent
         // block it by playing on top.
         let spoil = if tech.spoil_order && scored {
-            g.winning_cells(pos.current, pos.mask) >> 1
+            known.own.unwrap_or_else(|| g.winning_cells(pos.current, pos.mask)) >> 1
         } else {
             0
         };
@@ -340,7 +357,10 @@ impl Solver {
             kids[col as usize] = MaybeUninit::new(Kid {
                 pos: child,
                 slot,
-                opponent_wins: wins,
+                cells: Known {
+                    opponent: wins,
+                    own: known.opponent.map(|w| w & !mv),
+                },
             });
             let score = match wins {
                 Some(wins) => {
