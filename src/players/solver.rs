@@ -48,9 +48,10 @@ pub const DEFAULT_TABLE_LOG2: u32 = 22;
 /// of a position with at least this many empty cells grows the table to
 /// [`DEEP_TABLE_LOG2`] first: such searches run for minutes, and their
 /// time falls with the table's size (the empty 6×7 board on 2 threads:
-/// 2^22 entries 355 s, 2^27 100.6 s); short ones would only pay for the
-/// memory.
-pub const DEEP_EMPTY_CELLS: usize = 34;
+/// 2^22 entries 355 s, 2^27 100.6 s). From ply 8 on 6×7 (34 empty cells)
+/// a search takes a second or two and a bigger table gains little (8% at
+/// 2^26), less than touching the gigabyte costs: 36 is ply 6.
+pub const DEEP_EMPTY_CELLS: usize = 36;
 /// The table a deep analysis grows to (1 GiB), or the largest power of two
 /// within a quarter of the memory available (Linux), whichever is smaller.
 pub const DEEP_TABLE_LOG2: u32 = 27;
