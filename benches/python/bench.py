@@ -518,9 +518,13 @@ def main() -> int:
                     continue
                 ratio = c.median / peer.median
                 how = "numpy actions" if c is c4_np else "native actions"
+                # pgx draws its actions inside its jitted step, as
+                # env.random_actions() does in Rust: that pair is the like
+                # for like one; numpy-drawn actions are for information.
+                g = None if (peer is pgx1 and c is c4_np) else goal
                 results.append(
                     (f"envs: c4sim ({how}) vs {peer.label}", f"{peer.median:,.0f} {peer.unit}/s", f"{ratio:,.1f}x",
-                     f">= {goal}x" if goal else "", (ratio >= goal) if goal else None)
+                     f">= {g}x" if g else "", (ratio >= g) if g else None)
                 )
         print()
 
