@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::web::serve;
+use common::web::{serve, serve_leftmost};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
@@ -77,7 +77,7 @@ async fn http_get(addr: SocketAddr, path: &str) -> String {
 
 #[tokio::test]
 async fn serves_its_page_and_nothing_else() {
-    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let srv = serve_leftmost(&[]);
     let page = http_get(srv.addr, "/").await;
     assert!(page.starts_with("HTTP/1.1 200"), "{page}");
     assert!(page.contains("<script src=\"/app.js\">"));
@@ -96,7 +96,7 @@ async fn serves_its_page_and_nothing_else() {
 
 #[tokio::test]
 async fn another_sites_page_cannot_connect() {
-    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let srv = serve_leftmost(&[]);
     let mut req = format!("ws://{}/ws", srv.addr).into_client_request().unwrap();
     req.headers_mut()
         .insert("Origin", "http://evil.example".parse().unwrap());
@@ -120,7 +120,7 @@ async fn another_sites_page_cannot_connect() {
 
 #[tokio::test]
 async fn hostile_messages_get_errors_and_leave_other_games_alone() {
-    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let srv = serve_leftmost(&[]);
     // A person's game in progress.
     let mut a = connect(srv.addr).await;
     until(&mut a, "hello", |m| m["t"] == "hello" && m["d"]["protocol"] == 1).await;
@@ -231,7 +231,7 @@ async fn not_your_turn_while_the_opponent_thinks() {
 
 #[tokio::test]
 async fn a_reconnecting_page_gets_the_same_position() {
-    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let srv = serve_leftmost(&[]);
     let mut a = connect(srv.addr).await;
     send(&mut a, json!({"t": "new", "d": {"first": "ai"}})).await;
     let mut game = your_turn(&mut a).await;
@@ -312,18 +312,7 @@ const SLOW: &str = "12345671";
 
 #[tokio::test]
 async fn analysis_is_one_at_a_time_for_the_server_and_within_the_rate() {
-    let srv = serve(
-        &[
-            "web",
-            "--bind",
-            "127.0.0.1:0",
-            "--player",
-            "leftmost",
-            "--analysts",
-            "1",
-        ],
-        false,
-    );
+    let srv = serve_leftmost(&["--analysts", "1"]);
     let mut a = connect(srv.addr).await;
     until(&mut a, "hello", |m| m["t"] == "hello").await;
     send(&mut a, json!({"t": "new", "d": {"first": "you"}})).await;

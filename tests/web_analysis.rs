@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::web::serve;
+use common::web::serve_leftmost;
 use common::{c4sim, parse_events};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
@@ -84,7 +84,7 @@ fn cli_scores(pos: &str) -> Value {
 
 #[tokio::test]
 async fn a_position_is_answered_as_it_is_proven() {
-    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let srv = serve_leftmost(&[]);
     let mut ws = connect(srv.addr).await;
     send(&mut ws, json!({"t": "analyze", "d": {"pos": MIDDLE}})).await;
     let (msgs, others) = until_final(&mut ws, MIDDLE).await;
@@ -131,18 +131,7 @@ async fn a_position_is_answered_as_it_is_proven() {
 
 #[tokio::test]
 async fn asking_about_another_position_cancels_the_old_search() {
-    let srv = serve(
-        &[
-            "web",
-            "--bind",
-            "127.0.0.1:0",
-            "--player",
-            "leftmost",
-            "--analysts",
-            "1",
-        ],
-        false,
-    );
+    let srv = serve_leftmost(&["--analysts", "1"]);
     let mut ws = connect(srv.addr).await;
     send(&mut ws, json!({"t": "analyze", "d": {"pos": SLOW}})).await;
     let first = next(&mut ws, Duration::from_secs(10)).await.expect("a first message");

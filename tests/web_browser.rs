@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::web::serve;
+use common::web::{serve, serve_leftmost};
 use fantoccini::{Client, ClientBuilder, Locator};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
@@ -167,7 +167,7 @@ async fn plays_a_whole_game_by_clicks_and_finds_it_again_after_a_reload() {
         return;
     }
     let started = Instant::now();
-    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let srv = serve_leftmost(&[]);
     let b = Browser::start().await;
     b.c().goto(&format!("http://{}/", srv.addr)).await.unwrap();
     b.wait_attr("#status", "textContent", |t| t.contains("New game")).await;
@@ -210,7 +210,7 @@ async fn a_position_from_the_url_shows_the_solvers_scores_and_survives_a_reload(
     let expected = solver.scores(&solver.position(&moves).unwrap(), None);
     let as_list = |m: &[usize]| m.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
 
-    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let srv = serve_leftmost(&[]);
     let b = Browser::start().await;
     b.c().goto(&format!("http://{}/?pos={pos}", srv.addr)).await.unwrap();
     b.wait_attr("#board", "data-moves", |m| m == as_list(&moves)).await;
@@ -260,7 +260,7 @@ async fn the_solution_shows_outcomes_first_and_what_is_being_worked_on() {
         return;
     }
     let pos = "12345671";
-    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let srv = serve_leftmost(&[]);
     let b = Browser::start().await;
     b.c().goto(&format!("http://{}/?pos={pos}", srv.addr)).await.unwrap();
     b.wait_attr("#board", "data-your-turn", |v| v == "true").await;
@@ -312,7 +312,7 @@ async fn early_positions_show_all_seven_scores_at_once_from_the_score_book() {
             s
         }
     };
-    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let srv = serve_leftmost(&[]);
     let b = Browser::start().await;
     b.c()
         .goto(&format!("http://{}/?pos=&red=person&yellow=person", srv.addr))
@@ -409,7 +409,7 @@ async fn a_hot_seat_game_comes_back_from_its_url_and_takes_a_move_back() {
     if !browser_present() {
         return;
     }
-    let srv = serve(&["web", "--bind", "127.0.0.1:0", "--player", "leftmost"], false);
+    let srv = serve_leftmost(&[]);
     let b = Browser::start().await;
     b.c().goto(&format!("http://{}/", srv.addr)).await.unwrap();
     b.wait_attr("#status", "textContent", |t| t.contains("New game")).await;
@@ -472,18 +472,7 @@ async fn a_replay_marks_exactly_the_move_that_threw_the_win() {
     let thrown = thrown.expect("a thrown win in the game");
     let digits: String = moves.iter().map(|c| (c + 1).to_string()).collect();
 
-    let srv = serve(
-        &[
-            "web",
-            "--bind",
-            "127.0.0.1:0",
-            "--player",
-            "leftmost",
-            "--board",
-            "4x5x3",
-        ],
-        false,
-    );
+    let srv = serve_leftmost(&["--board", "4x5x3"]);
     let b = Browser::start().await;
     b.c()
         .goto(&format!("http://{}/?replay={digits}&red=A&yellow=B", srv.addr))

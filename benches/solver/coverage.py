@@ -58,7 +58,9 @@ def main():
     print("|---:|---:|---:|---:|---:|---:|")
     worst = 100.0
     for ply in range(args.first, args.last + 1):
-        count = 1 if ply == 0 else args.per_ply
+        # Early plies have fewer distinct lines than asked for (ply 1: 7),
+        # and the generator draws until it has `count` distinct ones.
+        count = min(args.per_ply, 7**ply)
         lines = fresh_positions(count, ply, args.seed + ply) if ply else [""]
         times, covered = [], 0
         for line in lines:

@@ -29,6 +29,14 @@ pub fn url_in(line: &str) -> Option<SocketAddr> {
     rest[..end].parse().ok()
 }
 
+/// `c4sim web` on a free loopback port with `leftmost` as the server's
+/// player, and `extra` arguments.
+pub fn serve_leftmost(extra: &[&str]) -> Served {
+    let mut args = vec!["web", "--bind", "127.0.0.1:0", "--player", "leftmost"];
+    args.extend_from_slice(extra);
+    serve(&args, false)
+}
+
 /// Runs `c4sim ARGS` and waits (up to 60 s: AlphaZero loads its model
 /// first) for the line with its URL, on standard output or, with
 /// `url_on_stderr`, standard error.
