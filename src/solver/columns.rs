@@ -22,7 +22,7 @@ impl Solver {
         let mirror = pos.is_symmetric();
         let mut scores: Vec<Option<i32>> = Vec::with_capacity(cols as usize);
         for c in 0..cols {
-            let v = if mirror && c > cols - 1 - c {
+            let v = if mirror && right_half(cols, c) {
                 scores[(cols - 1 - c) as usize]
             } else {
                 self.column_score(pos, c, last.map(|s: i32| -s))
@@ -55,7 +55,7 @@ impl Solver {
         let order: Vec<u32> = self.geo.order[..cols as usize]
             .iter()
             .map(|&c| c as u32)
-            .filter(|&c| !(mirror && c > cols - 1 - c))
+            .filter(|&c| !(mirror && right_half(cols, c)))
             .collect();
         let next = AtomicUsize::new(0);
         let results = Mutex::new(vec![None; self.geo.cols as usize]);
@@ -99,8 +99,8 @@ impl Solver {
         self.nodes += helpers.iter().map(|h| h.nodes).sum::<u64>();
         let mut scores = results.into_inner().unwrap();
         if mirror {
-            for c in 0..cols / 2 {
-                scores[(cols - 1 - c) as usize] = scores[c as usize];
+            for c in (0..cols).filter(|&c| right_half(cols, c)) {
+                scores[c as usize] = scores[(cols - 1 - c) as usize];
             }
         }
         scores
@@ -193,4 +193,10 @@ impl Solver {
         }
         unreachable!("some move reaches the position's own score {v}")
     }
+}
+
+/// Whether column `c` lies right of the board's middle: on a position that
+/// is its own mirror image, it scores as its mirror column `cols - 1 - c`.
+fn right_half(cols: u32, c: u32) -> bool {
+    c > cols - 1 - c
 }

@@ -233,7 +233,7 @@ impl Solver {
         let mut kids: Children = [MaybeUninit::uninit(); MAX_COLS];
         let known = Known {
             opponent: opponent_wins,
-            own: known.own,
+            ..known
         };
         let len = match self.order_moves(pos, next, known, &mut list, &mut kids) {
             Some(len) => len,

@@ -7,7 +7,7 @@
 use super::progress::{search, Known, CAP_NODES};
 use crate::game::board::BoardError;
 use crate::game::openings::game_after;
-use crate::game::{BoardConfig, DEFAULT_LETTERS};
+use crate::game::{BoardConfig, Game, DEFAULT_LETTERS};
 use crate::players::solver::{SolverAt, SolverBot, SolverSpec};
 use crate::players::{KindSpec, PlayerSpec, Strategy, TurnView};
 use serde_json::{json, Value};
@@ -54,8 +54,7 @@ impl Analysts {
         };
         bot.fits(cfg).map_err(|e| Refused::Board(e.to_string()))?;
         let view = TurnView::of(&game, 0, moves.len() % 2, &DEFAULT_LETTERS, None);
-        let open = (0..cfg.cols).map(|c| game.board().height(c) < cfg.rows).collect();
-        let mut known = Known::new(pos, cfg.cells(), moves.len(), open);
+        let mut known = nothing_known(cfg, pos, &game, moves.len());
         let seen = std::sync::OnceLock::new();
         let with_view = |mut v: Value| {
             if let Some(p) = seen.get() {
@@ -74,11 +73,7 @@ impl Analysts {
             });
             let end = match bot.solver_at(&view).map_err(|e| Refused::Board(e.to_string()))? {
                 SolverAt::Book(scores) => {
-                    for (c, s) in scores.into_iter().enumerate() {
-                        if let Some(s) = s {
-                            known.set_score(c, s);
-                        }
-                    }
+                    known.set_scores(scores);
                     Some(known)
                 }
                 SolverAt::Search {
@@ -150,14 +145,15 @@ fn analyze_with(bot: &mut SolverBot, nodes: Option<u64>, cfg: BoardConfig, pos: 
     let scores = bot
         .column_scores(&view, nodes)
         .map_err(|e| Refused::Board(e.to_string()))?;
-    let open = (0..cfg.cols).map(|c| game.board().height(c) < cfg.rows).collect();
-    let mut known = Known::new(pos, cfg.cells(), moves.len(), open);
-    for (c, s) in scores.into_iter().enumerate() {
-        if let Some(s) = s {
-            known.set_score(c, s);
-        }
-    }
+    let mut known = nothing_known(cfg, pos, &game, moves.len());
+    known.set_scores(scores);
     Ok(known.message(true, nodes))
+}
+
+/// Nothing known yet of `pos`, the position of `game` after `ply` plies.
+fn nothing_known(cfg: BoardConfig, pos: &str, game: &Game, ply: usize) -> Known {
+    let open = (0..cfg.cols).map(|c| game.board().height(c) < cfg.rows).collect();
+    Known::new(pos, cfg.cells(), ply, open)
 }
 
 /// Whether the page can show `spec`'s own view: the kinds whose search

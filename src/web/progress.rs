@@ -52,6 +52,16 @@ impl Known {
         self.outcomes[c] = Some(s.signum());
     }
 
+    /// Sets every column's score that `scores` knows (a score book's
+    /// answer, or the solver's within a budget).
+    pub fn set_scores(&mut self, scores: Vec<Option<i32>>) {
+        for (c, s) in scores.into_iter().enumerate() {
+            if let Some(s) = s {
+                self.set_score(c, s);
+            }
+        }
+    }
+
     /// Every open column is exact.
     pub fn proven(&self) -> bool {
         (0..self.open.len()).all(|c| !self.open[c] || self.scores[c].is_some())
