@@ -106,6 +106,10 @@ pub(crate) enum BookWhat {
         plies: u32,
         #[arg(long, default_value = "models/solver-scores-6x7.bin")]
         out: PathBuf,
+        /// When the book is complete, check this many of its entries (its last two plies,
+        /// evenly spread) against a fresh search; a disagreement fails the build.
+        #[arg(long, default_value_t = 8)]
+        check: usize,
         #[command(flatten)]
         run: super::book::SolveRun,
     },

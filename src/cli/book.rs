@@ -40,6 +40,8 @@ pub enum BookError {
     NoMove,
     #[error("a position without a score")]
     NoScore,
+    #[error(transparent)]
+    Wrong(#[from] c4sim::solver::Disagreement),
 }
 
 /// How a build solves and saves, the same for both books (`c4sim book build`
@@ -242,8 +244,15 @@ fn open_scores(plies: u32, out: &Path, solver: &Solver, log: &mut dyn Write) -> 
 /// Builds (or resumes) the 6×7 score book of every position up to `plies`
 /// in `out`: solves the positions of its last ply on `run.threads` threads
 /// (saved every `run.save_every` seconds, so a kill loses at most that
-/// much), then scores every earlier position from its children.
-pub fn build_scores(plies: u32, out: &Path, run: SolveRun, log: &mut dyn Write) -> Result<ScoreBook, BookError> {
+/// much), then scores every earlier position from its children, and checks
+/// `check` entries against a fresh search.
+pub fn build_scores(
+    plies: u32,
+    out: &Path,
+    check: usize,
+    run: SolveRun,
+    log: &mut dyn Write,
+) -> Result<ScoreBook, BookError> {
     let mut solver = Solver::new(BoardConfig::default(), run.table_log2)?;
     let mut book = open_scores(plies, out, &solver, log)?;
     let start = Instant::now();
@@ -276,6 +285,8 @@ pub fn build_scores(plies: u32, out: &Path, run: SolveRun, log: &mut dyn Write) 
     bar.finish_and_clear();
     let derived = book.fill(&solver);
     save(&book)?;
+    let checked = book.check(&mut solver, check)?;
+    let _ = writeln!(log, "checked {checked} entries against a fresh search: all agree");
     let _ = writeln!(
         log,
         "score book: {} entries ({derived} derived from their children) for every position up to ply {}, \

@@ -98,9 +98,11 @@ fn book_command(what: BookWhat) -> Result<(), ModeError> {
             };
             book::build_book(&o, &mut std::io::stderr()).map(drop).map_err(usage)
         }
-        BookWhat::Scores { plies, out, run } => book::build_scores(plies, &out, run, &mut std::io::stderr())
-            .map(drop)
-            .map_err(usage),
+        BookWhat::Scores { plies, out, check, run } => {
+            book::build_scores(plies, &out, check, run, &mut std::io::stderr())
+                .map(drop)
+                .map_err(usage)
+        }
     }
 }
 

@@ -68,7 +68,7 @@ mod words;
 
 pub use book::Book;
 pub use position::{centre_order, Pos};
-pub use scores::ScoreBook;
+pub use scores::{Disagreement, ScoreBook};
 pub use words::{describe_score, outcome_moves};
 
 use crate::game::{Board, BoardConfig};
@@ -262,8 +262,9 @@ impl From<SolverError> for String {
 
 impl Solver {
     /// A solver for `cfg` with a table of about `2^table_log2` entries (8
-    /// bytes each; 24 gives 128 MiB; the largest prime at most that many,
-    /// more on boards whose keys pass 49 bits + `table_log2`). Errors name the limit that `cfg` breaks.
+    /// bytes each; 24 gives 128 MiB; two in each of the largest prime number
+    /// of buckets at most half that, more on boards whose keys pass 45 bits +
+    /// `table_log2`). Errors name the limit that `cfg` breaks.
     pub fn new(cfg: BoardConfig, table_log2: u32) -> Result<Solver, SolverError> {
         let geo = Geometry::new(cfg)?;
         if table_log2 > MAX_TABLE_LOG2 {

@@ -121,6 +121,35 @@ impl ScoreBook {
         self.len() - before
     }
 
+    /// Checks up to `n` entries against a fresh search (the table cleared
+    /// first, so nothing the build stored is reused): evenly spread over the
+    /// last ply (the solver's own answers) and the ply before (`fill`'s).
+    /// Returns how many were checked, or the first entry that disagrees.
+    pub fn check(&self, solver: &mut Solver, n: usize) -> Result<usize, Disagreement> {
+        let mut all = layers(solver, self.plies);
+        let last_two = all.split_off(all.len().saturating_sub(2));
+        let per_layer = n.div_ceil(last_two.len());
+        solver.clear_table();
+        let mut checked = 0;
+        for layer in &last_two {
+            let step = (layer.len() / per_layer.max(1)).max(1);
+            for p in layer.iter().step_by(step).take(per_layer) {
+                let Some(book) = self.score(p) else { continue };
+                let solved = solver.solve(p, None).expect("no budget");
+                if solved != book {
+                    return Err(Disagreement {
+                        key: p.symmetric_key(),
+                        plies: p.moves(),
+                        book,
+                        solved,
+                    });
+                }
+                checked += 1;
+            }
+        }
+        Ok(checked)
+    }
+
     pub fn to_bytes(&self) -> Vec<u8> {
         let (r, c, w) = self.shape;
         let mut out = format!("{MAGIC} {r} {c} {w} {} {}\n", self.plies, self.entries.len()).into_bytes();
@@ -151,6 +180,17 @@ impl ScoreBook {
             entries,
         })
     }
+}
+
+/// A book entry that a fresh search scores differently: the book is wrong
+/// (or the solver is), and it must not be shipped.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("the score book says {book} for the position of {plies} plies with key {key:#x}, a fresh search {solved}")]
+pub struct Disagreement {
+    pub key: u64,
+    pub plies: usize,
+    pub book: i32,
+    pub solved: i32,
 }
 
 /// The positions after 0, 1, … `plies` plies without a line made, one per
@@ -205,6 +245,25 @@ mod tests {
         }
         // At the last ply the columns lead past the book.
         assert_eq!(book.column_scores(&s, &all[4][0]), None);
+    }
+
+    /// The build's check passes on a true book and names a wrong entry.
+    #[test]
+    fn the_check_catches_a_wrong_entry() {
+        let mut s = solver(4, 5, 4);
+        let mut book = ScoreBook::new(&s, 4);
+        for p in book.frontier(&s) {
+            let v = s.solve(&p, None).unwrap();
+            book.insert(&p, v);
+        }
+        book.fill(&s);
+        assert_eq!(book.check(&mut s, 6), Ok(6));
+        // Spoil the first entry of the ply before the last, which the check samples.
+        let p = layers(&s, 4)[3][0];
+        let right = book.score(&p).unwrap();
+        book.insert(&p, right + 1);
+        let err = book.check(&mut s, 6).unwrap_err();
+        assert_eq!((err.key, err.book, err.solved), (p.symmetric_key(), right + 1, right));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! techniques, each a switch of [`Techniques`](super::Techniques)).
 
 use super::position::{Geometry, Pos, MAX_COLS};
-use super::table::Slot;
+use super::table::{work_of, Slot};
 use super::{MoveOrder, Solver, ETC_MIN_EMPTY, NO_HI, NO_LO};
 use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering::Relaxed;
@@ -181,6 +181,7 @@ impl Solver {
         if self.stop() {
             return 0;
         }
+        let start = self.nodes;
         let tech = self.tech;
         let (cells, n) = (self.geo.cells as i32, pos.moves as i32);
         let mut opponent_wins = known.opponent;
@@ -240,7 +241,7 @@ impl Solver {
             None => {
                 // A move leaves two threats the opponent cannot both stop.
                 if use_table {
-                    self.table.put_at(slot, max, max);
+                    self.table.put_at(slot, 0, max, max);
                 }
                 return max;
             }
@@ -255,8 +256,8 @@ impl Solver {
                 return s;
             }
         }
-        let slot = use_table.then_some(slot);
-        self.search_moves(pos, slot, &list[..len], &kids, alpha, beta)
+        let store = use_table.then_some((slot, start));
+        self.search_moves(pos, store, &list[..len], &kids, alpha, beta)
     }
 
     /// The child of `col`, written by `order_moves` for every column of the
@@ -269,11 +270,12 @@ impl Solver {
     }
 
     /// Searches the ordered moves of `pos` in the window and stores the
-    /// result's bound in `slot` (if any).
+    /// result's bound in `store`'s slot (if any), with the nodes counted
+    /// since `store`'s node count as its work.
     fn search_moves(
         &mut self,
         pos: &Pos,
-        slot: Option<Slot>,
+        store: Option<(Slot, u64)>,
         list: &[(u32, u32)],
         kids: &Children,
         mut alpha: i32,
@@ -296,18 +298,18 @@ impl Solver {
                 return 0;
             }
             if s >= beta {
-                if let Some(slot) = slot {
-                    self.table.put_at(slot, s, NO_HI);
+                if let Some((slot, start)) = store {
+                    self.table.put_at(slot, work_of(self.nodes - start), s, NO_HI);
                 }
                 return s;
             }
             alpha = alpha.max(s);
         }
-        if let Some(slot) = slot {
+        if let Some((slot, start)) = store {
             // A child inside the window makes alpha exact; else it is only
             // an upper bound.
             let lo = if alpha > alpha0 { alpha } else { NO_LO };
-            self.table.put_at(slot, lo, alpha);
+            self.table.put_at(slot, work_of(self.nodes - start), lo, alpha);
         }
         alpha
     }
