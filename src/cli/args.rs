@@ -106,6 +106,11 @@ pub(crate) enum BookWhat {
         plies: u32,
         #[arg(long, default_value = "models/solver-scores-6x7.bin")]
         out: PathBuf,
+        /// A complete score book of fewer plies to build on (the shipped one): its entries are
+        /// taken over and checked against the new ones, and each new position's search starts at
+        /// the score its parents prove.
+        #[arg(long)]
+        from: Option<PathBuf>,
         /// When the book is complete, check this many of its entries (its last two plies,
         /// evenly spread) against a fresh search; a disagreement fails the build.
         #[arg(long, default_value_t = 8)]

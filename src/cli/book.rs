@@ -36,6 +36,11 @@ pub enum BookError {
         path.display()
     )]
     OtherScores { path: PathBuf, plies: u32 },
+    #[error(
+        "{} holds scores up to ply {plies} for another board or depth; --from takes a 6×7 score book of fewer plies than --plies",
+        path.display()
+    )]
+    NotShallower { path: PathBuf, plies: u32 },
     #[error("a book position without a move")]
     NoMove,
     #[error("a position without a score")]
@@ -113,22 +118,23 @@ fn say_round(log: &mut dyn Write, start: Instant, entries: usize, todo: &[Pos]) 
     );
 }
 
-/// Runs `solve` on every position of `todo` on `threads` threads (this one
+/// Runs `solve` on every position of `todo` (a position, or one with what is
+/// known of it) on `threads` threads (this one
 /// included), each taking the next position, all sharing `solver`'s table;
 /// `on` gets each answer on this thread as it comes, and an error from it
 /// stops the work. Exact answers, so what is built does not depend on which
 /// thread solved what.
-fn solve_each<T: Send>(
+fn solve_each<I: Copy + Send + Sync, T: Send>(
     solver: &mut Solver,
     threads: usize,
-    todo: &[Pos],
-    solve: impl Fn(&mut Solver, &Pos) -> T + Sync,
-    mut on: impl FnMut(Pos, T) -> Result<(), BookError>,
+    todo: &[I],
+    solve: impl Fn(&mut Solver, &I) -> T + Sync,
+    mut on: impl FnMut(I, T) -> Result<(), BookError>,
 ) -> Result<(), BookError> {
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel();
     let mut workers: Vec<Solver> = (1..threads.max(1)).map(|_| solver.helper()).collect();
-    let work = |s: &mut Solver, tx: mpsc::Sender<(Pos, T)>| {
+    let work = |s: &mut Solver, tx: mpsc::Sender<(I, T)>| {
         while let Some(p) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
             if tx.send((*p, solve(s, p))).is_err() {
                 break;
@@ -245,16 +251,35 @@ fn open_scores(plies: u32, out: &Path, solver: &Solver, log: &mut dyn Write) -> 
 /// in `out`: solves the positions of its last ply on `run.threads` threads
 /// (saved every `run.save_every` seconds, so a kill loses at most that
 /// much), then scores every earlier position from its children, and checks
-/// `check` entries against a fresh search.
+/// `check` entries against a fresh search. With `from` (a complete book of
+/// fewer plies), its entries are taken over: the frontier's searches start
+/// at the scores their parents prove, and every taken entry is checked
+/// against the new scores when the book is filled.
 pub fn build_scores(
     plies: u32,
     out: &Path,
+    from: Option<&Path>,
     check: usize,
     run: SolveRun,
     log: &mut dyn Write,
 ) -> Result<ScoreBook, BookError> {
     let mut solver = Solver::new(BoardConfig::default(), run.table_log2)?;
     let mut book = open_scores(plies, out, &solver, log)?;
+    if let Some(from) = from {
+        let file = |source| BookError::File {
+            path: from.to_path_buf(),
+            source,
+        };
+        let shallower = ScoreBook::parse(&std::fs::read(from).map_err(file)?).map_err(|source| BookError::Damaged {
+            path: from.to_path_buf(),
+            source,
+        })?;
+        let took = book.take_over(&shallower).ok_or(BookError::NotShallower {
+            path: from.to_path_buf(),
+            plies: shallower.plies(),
+        })?;
+        let _ = writeln!(log, "took over {took} new entries from {}", from.display());
+    }
     let start = Instant::now();
     let save = |b: &ScoreBook| {
         write_atomic(out, &b.to_bytes()).map_err(|source| BookError::File {
@@ -262,7 +287,7 @@ pub fn build_scores(
             source,
         })
     };
-    let todo = book.frontier(&solver);
+    let todo = book.frontier_with_floors(&solver);
     let _ = writeln!(log, "solving {} positions of ply {plies}", todo.len());
     let bar = c4sim::events::bar("positions").start(0);
     bar.set_length(todo.len() as u64);
@@ -271,8 +296,11 @@ pub fn build_scores(
         &mut solver,
         run.threads,
         &todo,
-        |s, p| s.solve(p, None),
-        |p, score| {
+        |s, &(p, floor)| match floor {
+            Some(f) => s.solve_at_least(&p, None, f),
+            None => s.solve(&p, None),
+        },
+        |(p, _), score| {
             book.insert(&p, score.ok_or(BookError::NoScore)?);
             bar.inc(1);
             if last_save.elapsed() >= run.save_every() {
@@ -283,7 +311,7 @@ pub fn build_scores(
         },
     )?;
     bar.finish_and_clear();
-    let derived = book.fill(&solver);
+    let derived = book.fill(&solver)?;
     save(&book)?;
     let checked = book.check(&mut solver, check)?;
     let _ = writeln!(log, "checked {checked} entries against a fresh search: all agree");
@@ -327,5 +355,25 @@ mod tests {
         let built = build_book(&o1, &mut Vec::new()).unwrap();
         assert_eq!(built, b);
         assert_eq!(std::fs::read(&o1.out).unwrap(), b.to_bytes());
+    }
+
+    /// `--from` takes only a book of fewer plies, and says so before any
+    /// search; the book being built is left as it was.
+    #[test]
+    fn a_score_book_builds_only_over_a_shallower_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Solver::new(BoardConfig::default(), 4).unwrap();
+        let from = dir.path().join("deep.bin");
+        write_atomic(&from, &ScoreBook::new(&s, 9).to_bytes()).unwrap();
+        let out = dir.path().join("scores.bin");
+        let run = SolveRun {
+            table_log2: 16,
+            save_every: 60,
+            threads: 1,
+        };
+        let err = build_scores(9, &out, Some(&from), 0, run, &mut Vec::new()).unwrap_err();
+        assert!(matches!(err, BookError::NotShallower { plies: 9, .. }), "{err}");
+        assert!(err.to_string().contains("fewer plies"), "{err}");
+        assert!(!out.exists());
     }
 }

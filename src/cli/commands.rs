@@ -98,11 +98,15 @@ fn book_command(what: BookWhat) -> Result<(), ModeError> {
             };
             book::build_book(&o, &mut std::io::stderr()).map(drop).map_err(usage)
         }
-        BookWhat::Scores { plies, out, check, run } => {
-            book::build_scores(plies, &out, check, run, &mut std::io::stderr())
-                .map(drop)
-                .map_err(usage)
-        }
+        BookWhat::Scores {
+            plies,
+            out,
+            from,
+            check,
+            run,
+        } => book::build_scores(plies, &out, from.as_deref(), check, run, &mut std::io::stderr())
+            .map(drop)
+            .map_err(usage),
     }
 }
 

@@ -588,7 +588,7 @@ mod tests {
             let v = solver.solve(&p, None).unwrap();
             book.insert(&p, v);
         }
-        book.fill(&solver);
+        book.fill(&solver).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("scores.bin");
         std::fs::write(&path, book.to_bytes()).unwrap();

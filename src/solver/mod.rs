@@ -467,4 +467,15 @@ impl Solver {
         let s = self.solve_inner(pos);
         (!self.aborted).then_some(s)
     }
+
+    /// [`Solver::solve`] for a position known to score at least `floor`
+    /// (from the scores one ply up: minus a parent's score); the search
+    /// starts there. A wrong floor gives a wrong score: only a checked book
+    /// may give it.
+    pub fn solve_at_least(&mut self, pos: &Pos, budget: Option<u64>, floor: i32) -> Option<i32> {
+        self.check(pos);
+        self.start_budget(budget);
+        let s = self.solve_above(pos, None, Some(floor));
+        (!self.aborted).then_some(s)
+    }
 }

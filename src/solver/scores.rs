@@ -94,31 +94,76 @@ impl ScoreBook {
     /// fixed order: breadth first, columns left to right) that have no
     /// score yet: what the solver must still do.
     pub fn frontier(&self, solver: &Solver) -> Vec<Pos> {
-        let last = layers(solver, self.plies).pop().unwrap_or_default();
-        last.into_iter().filter(|p| self.score(p).is_none()).collect()
+        self.frontier_with_floors(solver).into_iter().map(|(p, _)| p).collect()
+    }
+
+    /// [`ScoreBook::frontier`], each position with the least score it is
+    /// known to reach where the book already holds the ply before (taken
+    /// over from a shallower book, [`ScoreBook::take_over`]): minus the
+    /// best score of its parents, since a parent scores at least minus each
+    /// child's score. About a third of ply 9 scores exactly its floor.
+    pub fn frontier_with_floors(&self, solver: &Solver) -> Vec<(Pos, Option<i32>)> {
+        let mut all = layers(solver, self.plies);
+        let last = all.pop().unwrap_or_default();
+        let mut floors = std::collections::HashMap::new();
+        for parent in all.last().into_iter().flatten() {
+            let Some(v) = self.score(parent) else { continue };
+            for c in 0..solver.config().cols {
+                if let Ok(child) = solver.play(parent, c) {
+                    let f = floors.entry(child.symmetric_key()).or_insert(-v);
+                    *f = (*f).max(-v);
+                }
+            }
+        }
+        last.into_iter()
+            .filter(|p| self.score(p).is_none())
+            .map(|p| (p, floors.get(&p.symmetric_key()).copied()))
+            .collect()
+    }
+
+    /// Takes over every entry of `shallower`, a book of the same board and
+    /// fewer plies (the shipped one, when building a deeper one): its last
+    /// ply then gives the new frontier its floors, and [`ScoreBook::fill`]
+    /// checks every taken entry against the new scores. Returns how many it
+    /// took, or `None` (nothing taken) for a book of another board or as deep.
+    pub fn take_over(&mut self, shallower: &ScoreBook) -> Option<usize> {
+        if shallower.shape != self.shape || shallower.plies >= self.plies {
+            return None;
+        }
+        let before = self.len();
+        self.entries.extend(&shallower.entries);
+        Some(self.len() - before)
     }
 
     /// Scores every position before the last ply from its columns' scores
     /// (deepest first), where all of them are known; returns how many
-    /// entries it added.
-    pub fn fill(&mut self, solver: &Solver) -> usize {
+    /// entries it added. An entry already there (taken over from a
+    /// shallower book) must equal what its columns give, or the first that
+    /// does not is the error (`solved` there is the columns' best).
+    pub fn fill(&mut self, solver: &Solver) -> Result<usize, Disagreement> {
         let before = self.len();
         let mut all = layers(solver, self.plies);
         all.pop();
         for layer in all.iter().rev() {
             for p in layer {
-                if self.score(p).is_some() {
-                    continue;
-                }
                 let best = self
                     .column_scores(solver, p)
                     .and_then(|v| v.into_iter().flatten().max());
-                if let Some(s) = best {
-                    self.insert(p, s);
+                match (self.score(p), best) {
+                    (Some(had), Some(s)) if had != s => {
+                        return Err(Disagreement {
+                            key: p.symmetric_key(),
+                            plies: p.moves(),
+                            book: had,
+                            solved: s,
+                        })
+                    }
+                    (None, Some(s)) => self.insert(p, s),
+                    _ => {}
                 }
             }
         }
-        self.len() - before
+        Ok(self.len() - before)
     }
 
     /// Checks up to `n` entries against a fresh search (the table cleared
@@ -182,10 +227,11 @@ impl ScoreBook {
     }
 }
 
-/// A book entry that a fresh search scores differently: the book is wrong
-/// (or the solver is), and it must not be shipped.
+/// A book entry that a fresh search (or, for an entry taken over from a
+/// shallower book, its columns' scores) scores differently: the book is
+/// wrong (or the solver is), and it must not be shipped.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("the score book says {book} for the position of {plies} plies with key {key:#x}, a fresh search {solved}")]
+#[error("the score book says {book} for the position of {plies} plies with key {key:#x}, but it scores {solved}")]
 pub struct Disagreement {
     pub key: u64,
     pub plies: usize,
@@ -233,7 +279,7 @@ mod tests {
             book.insert(&p, v);
         }
         assert!(book.frontier(&s).is_empty());
-        let added = book.fill(&s);
+        let added = book.fill(&s).unwrap();
         assert!(added > 0);
         let all = layers(&s, 4);
         assert_eq!(book.len(), all.iter().map(Vec::len).sum::<usize>());
@@ -256,7 +302,7 @@ mod tests {
             let v = s.solve(&p, None).unwrap();
             book.insert(&p, v);
         }
-        book.fill(&s);
+        book.fill(&s).unwrap();
         assert_eq!(book.check(&mut s, 6), Ok(6));
         // Spoil the first entry of the ply before the last, which the check samples.
         let p = layers(&s, 4)[3][0];
@@ -264,6 +310,54 @@ mod tests {
         book.insert(&p, right + 1);
         let err = book.check(&mut s, 6).unwrap_err();
         assert_eq!((err.key, err.book, err.solved), (p.symmetric_key(), right + 1, right));
+    }
+
+    /// A complete book of plies 0–`plies`, built as `c4sim book scores` does.
+    fn built(s: &mut Solver, plies: u32) -> ScoreBook {
+        let mut book = ScoreBook::new(s, plies);
+        for p in book.frontier(s) {
+            let v = s.solve(&p, None).unwrap();
+            book.insert(&p, v);
+        }
+        book.fill(s).unwrap();
+        book
+    }
+
+    /// Built over a shallower book, a deeper one is the same book: every
+    /// floor is at most the exact score (some equal it), the search from
+    /// the floor gives the exact score, and fill checks every taken entry,
+    /// naming a spoiled one.
+    #[test]
+    fn a_deeper_book_built_over_a_shallower_one_is_the_same_and_checks_it() {
+        let mut s = solver(4, 5, 4);
+        let shallow = built(&mut s, 3);
+        let mut deep = ScoreBook::new(&s, 4);
+        assert_eq!(deep.take_over(&shallow), Some(shallow.len()));
+        assert_eq!(ScoreBook::new(&s, 3).take_over(&shallow), None, "as deep");
+        let todo = deep.frontier_with_floors(&s);
+        assert!(
+            todo.iter().all(|(_, f)| f.is_some()),
+            "every ply-4 position has a parent"
+        );
+        let mut on_floor = 0;
+        for (p, f) in todo {
+            let exact = s.solve(&p, None).unwrap();
+            let f = f.unwrap();
+            assert!(f <= exact, "floor {f} above {exact}");
+            on_floor += usize::from(f == exact);
+            s.clear_table();
+            assert_eq!(s.solve_at_least(&p, None, f), Some(exact));
+            deep.insert(&p, exact);
+        }
+        assert!(on_floor > 0);
+        let mut spoiled = deep.clone();
+        assert_eq!(deep.fill(&s), Ok(0), "plies 0-3 all taken over, and all agree");
+        assert_eq!(deep, built(&mut s, 4));
+        let p = layers(&s, 4)[2][1];
+        let right = spoiled.score(&p).unwrap();
+        spoiled.insert(&p, right - 1);
+        let err = spoiled.fill(&s).unwrap_err();
+        assert_eq!((err.key, err.book, err.solved), (p.symmetric_key(), right - 1, right));
     }
 
     #[test]

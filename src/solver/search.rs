@@ -44,11 +44,23 @@ impl Solver {
     /// [`Techniques::first_guess`](super::Techniques::first_guess) the probes
     /// start there (MTD(f)) instead of halving the range.
     pub(super) fn solve_from(&mut self, pos: &Pos, guess: Option<i32>) -> i32 {
+        self.solve_above(pos, guess, None)
+    }
+
+    /// [`Solver::solve_from`] knowing that the score is at least `floor`
+    /// (a score book one ply up proves it): the range starts there, and
+    /// with no other guess so do the probes, so a position whose score is
+    /// its floor takes one probe.
+    pub(super) fn solve_above(&mut self, pos: &Pos, guess: Option<i32>, floor: Option<i32>) -> i32 {
         let (cells, n) = (self.geo.cells as i32, pos.moves as i32);
         if pos.can_win_next(&self.geo) {
             return (cells + 1 - n) / 2;
         }
         let mut min = -(cells - n) / 2;
+        let guess = guess.or(floor);
+        if let Some(f) = floor {
+            min = min.max(f);
+        }
         let mut max = (cells + 1 - n) / 2;
         if self.tech.root_bounds && self.tech.table {
             // What earlier searches proved about this very position (a
