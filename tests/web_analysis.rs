@@ -18,8 +18,9 @@ type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<t
 /// A middle game (ply 10 on 6×7): past the score book, solved in about a
 /// second.
 const MIDDLE: &str = "4444353526";
-/// An earlier one (ply 8) that takes the solver far longer.
-const SLOW: &str = "12345671";
+/// An earlier one (ply 9, past a score book even of ply 9: the slowest of
+/// the labelled begin-hard set, 77 M nodes) that takes the solver far longer.
+const SLOW: &str = "744466474";
 
 async fn connect(addr: SocketAddr) -> Ws {
     let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))

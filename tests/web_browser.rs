@@ -259,7 +259,7 @@ async fn the_solution_shows_outcomes_first_and_what_is_being_worked_on() {
     if !browser_present() {
         return;
     }
-    let pos = "12345671";
+    let pos = "744466474";
     let srv = serve_leftmost(&[]);
     let b = Browser::start().await;
     b.c().goto(&format!("http://{}/?pos={pos}", srv.addr)).await.unwrap();
