@@ -224,24 +224,29 @@ pub fn build_book(o: &BookBuildOptions, log: &mut dyn Write) -> Result<Book, Boo
 /// The score book in `out` to resume, or a new one; a file of another
 /// shape or depth is refused rather than mixed in.
 fn open_scores(plies: u32, out: &Path, solver: &Solver, log: &mut dyn Write) -> Result<ScoreBook, BookError> {
-    match std::fs::read(out) {
-        Ok(bytes) => {
-            let b = ScoreBook::parse(&bytes).map_err(|source| BookError::Damaged {
-                path: out.to_path_buf(),
-                source,
-            })?;
-            if !b.fits(solver.config()) || b.plies() != plies {
-                return Err(BookError::OtherScores {
-                    path: out.to_path_buf(),
-                    plies: b.plies(),
-                });
-            }
-            let _ = writeln!(log, "resuming {}: {} entries", out.display(), b.len());
-            Ok(b)
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ScoreBook::new(solver, plies)),
-        Err(source) => Err(BookError::File {
+    let Some(b) = read_scores(out)? else {
+        return Ok(ScoreBook::new(solver, plies));
+    };
+    if !b.fits(solver.config()) || b.plies() != plies {
+        return Err(BookError::OtherScores {
             path: out.to_path_buf(),
+            plies: b.plies(),
+        });
+    }
+    let _ = writeln!(log, "resuming {}: {} entries", out.display(), b.len());
+    Ok(b)
+}
+
+/// The score book in the file at `path`, or `None` when there is no file.
+fn read_scores(path: &Path) -> Result<Option<ScoreBook>, BookError> {
+    match std::fs::read(path) {
+        Ok(bytes) => ScoreBook::parse(&bytes).map(Some).map_err(|source| BookError::Damaged {
+            path: path.to_path_buf(),
+            source,
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(BookError::File {
+            path: path.to_path_buf(),
             source,
         }),
     }
@@ -266,13 +271,9 @@ pub fn build_scores(
     let mut solver = Solver::new(BoardConfig::default(), run.table_log2)?;
     let mut book = open_scores(plies, out, &solver, log)?;
     if let Some(from) = from {
-        let file = |source| BookError::File {
+        let shallower = read_scores(from)?.ok_or_else(|| BookError::File {
             path: from.to_path_buf(),
-            source,
-        };
-        let shallower = ScoreBook::parse(&std::fs::read(from).map_err(file)?).map_err(|source| BookError::Damaged {
-            path: from.to_path_buf(),
-            source,
+            source: std::io::ErrorKind::NotFound.into(),
         })?;
         let took = book.take_over(&shallower).ok_or(BookError::NotShallower {
             path: from.to_path_buf(),
@@ -296,10 +297,7 @@ pub fn build_scores(
         &mut solver,
         run.threads,
         &todo,
-        |s, &(p, floor)| match floor {
-            Some(f) => s.solve_at_least(&p, None, f),
-            None => s.solve(&p, None),
-        },
+        |s, &(p, floor)| s.solve_at_least(&p, None, floor),
         |(p, _), score| {
             book.insert(&p, score.ok_or(BookError::NoScore)?);
             bar.inc(1);

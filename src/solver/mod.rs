@@ -462,20 +462,17 @@ impl Solver {
     /// The exact score of `pos` (see the module doc), or `None` when the
     /// search needs more than `budget` nodes.
     pub fn solve(&mut self, pos: &Pos, budget: Option<u64>) -> Option<i32> {
-        self.check(pos);
-        self.start_budget(budget);
-        let s = self.solve_inner(pos);
-        (!self.aborted).then_some(s)
+        self.solve_at_least(pos, budget, None)
     }
 
     /// [`Solver::solve`] for a position known to score at least `floor`
     /// (from the scores one ply up: minus a parent's score); the search
     /// starts there. A wrong floor gives a wrong score: only a checked book
     /// may give it.
-    pub fn solve_at_least(&mut self, pos: &Pos, budget: Option<u64>, floor: i32) -> Option<i32> {
+    pub fn solve_at_least(&mut self, pos: &Pos, budget: Option<u64>, floor: Option<i32>) -> Option<i32> {
         self.check(pos);
         self.start_budget(budget);
-        let s = self.solve_above(pos, None, Some(floor));
+        let s = self.solve_above(pos, None, floor);
         (!self.aborted).then_some(s)
     }
 }

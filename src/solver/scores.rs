@@ -346,7 +346,7 @@ mod tests {
             assert!(f <= exact, "floor {f} above {exact}");
             on_floor += usize::from(f == exact);
             s.clear_table();
-            assert_eq!(s.solve_at_least(&p, None, f), Some(exact));
+            assert_eq!(s.solve_at_least(&p, None, Some(f)), Some(exact));
             deep.insert(&p, exact);
         }
         assert!(on_floor > 0);
