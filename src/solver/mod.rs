@@ -49,13 +49,19 @@
 //! - a move right below one's own winning cell is ordered last;
 //! - a move that leaves two threats the opponent cannot both stop wins at
 //!   once, without a search;
-//! - a score search starts from the bounds the table already holds.
+//! - a score search starts from the bounds the table already holds;
+//! - Allis' claimeven as bounds: where the opponent (or the side to move,
+//!   after one move) can answer every move on top of it, the other side
+//!   gets only the lower cells of the pairs, and if those make no line its
+//!   score is at most a draw (see `Geometry::claimeven`).
 //!
 //! A node budget bounds any call: past it the answer is `None`, never a guess,
 //! and nothing half-searched enters the table.
 
 pub mod book;
 mod columns;
+#[cfg(test)]
+mod measure;
 mod outcome;
 mod position;
 pub mod scores;
@@ -132,6 +138,11 @@ pub struct Techniques {
     /// the others use enhanced transposition cutoffs on their children
     /// instead (half the entries compete for the slots).
     pub even_table: bool,
+    /// A position where every column has an even number of empty cells
+    /// scores at most a draw for the side to move when the cells the
+    /// opponent's *claimeven* leaves it make no line (Allis): the node
+    /// fails low at once when the window is above a draw.
+    pub claimeven: bool,
 }
 
 impl Techniques {
@@ -151,6 +162,7 @@ impl Techniques {
         root_bounds: true,
         first_guess: true,
         even_table: false,
+        claimeven: true,
     };
     /// Plain alpha–beta on bitboards, columns left to right.
     pub const NONE: Techniques = Techniques {
@@ -166,6 +178,7 @@ impl Techniques {
         root_bounds: false,
         first_guess: false,
         even_table: false,
+        claimeven: false,
     };
 }
 

@@ -39,6 +39,10 @@ pub(crate) struct Geometry {
     pub dirs: [u32; 4],
     /// Columns from the centre outwards (see [`centre_order`]).
     pub order: [u8; MAX_COLS],
+    /// The cells, sentinels included, of the rows with the parity of
+    /// `rows`: where the next free cell of every column lies when each
+    /// column has an even number of empty cells (see [`Geometry::claimeven`]).
+    pub even_tops: u64,
 }
 
 /// Columns from the centre outwards: by distance `|2c - (cols - 1)|`, and on
@@ -81,7 +85,12 @@ impl Geometry {
         for (i, c) in centre_order(cols as usize).into_iter().enumerate() {
             order[i] = c as u8;
         }
+        let mut row = 0u64;
+        for r in (rows % 2..=rows).step_by(2) {
+            row |= 1u64 << r;
+        }
         Ok(Geometry {
+            even_tops: bottom.wrapping_mul(row),
             rows,
             cols,
             h1,
@@ -152,8 +161,77 @@ impl Geometry {
         r
     }
 
+    /// What Allis' *claimeven* proves about a position whose side to move
+    /// (pieces `current`, all pieces `mask`) cannot win at once.
+    ///
+    /// The follower answers each move on top of it, and so takes the upper
+    /// cell of each empty pair of a column with an even number of empty
+    /// cells. It can keep doing so while the columns with an odd number
+    /// (the *odd columns*) are even in number when the leader is to move:
+    /// the leader's move either leaves room on top, or fills an odd column
+    /// and the follower opens another one. The leader then gets at most
+    /// the lower cells of the even columns and every empty cell of the odd
+    /// ones; if those and its pieces make no line, it cannot win.
+    ///
+    /// So with an even number of odd columns the mover draws at best when
+    /// that holds for it; with an odd number it draws at least when, after
+    /// it plays into an odd column, that holds for the opponent. When the
+    /// follower's own pieces and the upper cells of the even columns, which
+    /// it gets for sure, hold a line, it wins: the leader loses.
+    ///
+    /// Only what could narrow the window `(alpha, beta)` is looked for.
+    #[inline]
+    pub fn claimeven(&self, pos: &Pos, alpha: i32, beta: i32) -> Claim {
+        let (current, mask) = (pos.current, pos.mask);
+        // The odd columns are even in number when the empty cells are.
+        let leads = (self.cells - pos.moves) & 1 == 0;
+        if (leads && beta < 0) || (!leads && alpha > 0) {
+            return Claim::Nothing;
+        }
+        let odd = (mask + self.bottom) & !self.even_tops;
+        let empty = self.board & !mask;
+        let opponent = current ^ mask;
+        if leads {
+            return match self.claimeven_leader(current, opponent, empty, odd) {
+                Some(loses) => Claim::AtMost(-(loses as i32)),
+                None => Claim::Nothing,
+            };
+        }
+        let mut rest = odd;
+        while rest != 0 {
+            let cell = rest & rest.wrapping_neg();
+            rest ^= cell;
+            if let Some(loses) = self.claimeven_leader(opponent, current | cell, empty ^ cell, odd ^ cell) {
+                return Claim::AtLeast(loses as i32);
+            }
+        }
+        Claim::Nothing
+    }
+
+    /// With the leader's pieces `own`, the follower's `other`, the empty
+    /// cells and the lowest empty cell of each odd column: `None` if the
+    /// leader may still make a line, else whether the follower surely does.
+    #[inline]
+    fn claimeven_leader(&self, own: u64, other: u64, empty: u64, odd: u64) -> Option<bool> {
+        // In an odd column the empty cells run from its lowest up to the
+        // top, so adding the lowest carries through exactly them.
+        let odd_columns = ((empty + odd) ^ empty) & self.board;
+        if self.has_line(own | (empty & self.even_tops) | odd_columns) {
+            return None;
+        }
+        Some(self.has_line(other | (empty & !self.even_tops & !odd_columns)))
+    }
+
     /// Whether `p` holds a complete line.
+    #[inline]
     pub fn has_line(&self, p: u64) -> bool {
+        if self.win == 4 {
+            // Pairs, then pairs of pairs: two shifts a direction.
+            return self.dirs.iter().any(|&s| {
+                let m = p & (p >> s);
+                m & (m >> (2 * s)) != 0
+            });
+        }
         let k = self.win;
         self.dirs.iter().any(|&s| {
             let mut m = p;
@@ -163,6 +241,16 @@ impl Geometry {
             m != 0
         })
     }
+}
+
+/// What [`Geometry::claimeven`] proves of a position's score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Claim {
+    Nothing,
+    /// The side to move scores at most this (0 or -1).
+    AtMost(i32),
+    /// The side to move scores at least this (0 or 1).
+    AtLeast(i32),
 }
 
 /// [`Geometry::winning4`] for columns of `H1` bits (sentinel included).

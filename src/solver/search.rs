@@ -2,7 +2,7 @@
 //! fail-hard negamax under it (see the module doc of `solver` for the
 //! techniques, each a switch of [`Techniques`](super::Techniques)).
 
-use super::position::{Geometry, Pos, MAX_COLS};
+use super::position::{Claim, Geometry, Pos, MAX_COLS};
 use super::table::{work_of, Slot};
 use super::{MoveOrder, Solver, ETC_MIN_EMPTY, NO_HI, NO_LO};
 use std::mem::MaybeUninit;
@@ -240,6 +240,23 @@ impl Solver {
             beta = max;
             if alpha >= beta {
                 return beta;
+            }
+        }
+        if tech.claimeven {
+            match self.geo.claimeven(pos, alpha, beta) {
+                Claim::Nothing => {}
+                Claim::AtMost(hi) => {
+                    if alpha >= hi {
+                        return alpha;
+                    }
+                    beta = beta.min(hi);
+                }
+                Claim::AtLeast(lo) => {
+                    if beta <= lo {
+                        return beta;
+                    }
+                    alpha = alpha.max(lo);
+                }
             }
         }
         let mut list = [(0u32, 0u32); MAX_COLS];

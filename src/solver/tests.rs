@@ -117,7 +117,7 @@ impl Brute {
 /// A random legal position of at least `min_ply` plies (a random target
 /// between that and a full board): random moves that do not end the game,
 /// starting over when every move would.
-fn random_moves(s: &Solver, rng: &mut ChaCha8Rng, min_ply: usize) -> Vec<usize> {
+pub(super) fn random_moves(s: &Solver, rng: &mut ChaCha8Rng, min_ply: usize) -> Vec<usize> {
     let c = s.config();
     let target = rng.gen_range(min_ply.min(c.cells())..=c.cells());
     loop {
@@ -180,6 +180,46 @@ fn matches_brute_force_on_small_boards() {
     }
 }
 
+/// Allis' claimeven bounds (`Geometry::claimeven`) never contradict the
+/// exact score, on odd and even row counts, and each kind of bound is
+/// found somewhere (so the check can fail).
+#[test]
+fn claimeven_bounds_hold_against_the_brute_force() {
+    use super::position::Claim;
+    let mut found = HashMap::new();
+    for (i, &(r, c, w, min_ply)) in [(4, 4, 3, 0), (4, 5, 4, 4), (5, 4, 4, 4), (5, 5, 4, 12), (6, 4, 4, 10)]
+        .iter()
+        .enumerate()
+    {
+        let c = cfg(r, c, w);
+        let mut rng = ChaCha8Rng::seed_from_u64(40 + i as u64);
+        let solver = Solver::new(c, 10).unwrap();
+        let mut brute = Brute::new(c);
+        for _ in 0..1000 {
+            let moves = random_moves(&solver, &mut rng, min_ply);
+            let pos = solver.position(&moves).unwrap();
+            if pos.can_win_next(&solver.geo) || pos.moves as usize == c.cells() {
+                continue;
+            }
+            brute.set(&moves);
+            let exact = (0..c.cols).filter_map(|col| brute.column(col)).max().unwrap();
+            let claim = solver.geo.claimeven(&pos, -100, 100);
+            match claim {
+                Claim::Nothing => {}
+                Claim::AtMost(hi) => assert!(exact <= hi, "{c}: {moves:?} scores {exact}, claimed <= {hi}"),
+                Claim::AtLeast(lo) => assert!(exact >= lo, "{c}: {moves:?} scores {exact}, claimed >= {lo}"),
+            }
+            *found.entry(format!("{claim:?}")).or_insert(0) += 1;
+        }
+    }
+    for kind in ["AtMost(0)", "AtMost(-1)", "AtLeast(0)", "AtLeast(1)"] {
+        assert!(
+            found.get(kind).copied().unwrap_or(0) > 0,
+            "{kind} never found: {found:?}"
+        );
+    }
+}
+
 #[test]
 fn every_technique_gives_the_same_scores() {
     let c = cfg(5, 5, 4);
@@ -188,7 +228,7 @@ fn every_technique_gives_the_same_scores() {
     let positions: Vec<Vec<usize>> = (0..40).map(|_| random_moves(&base, &mut rng, 10)).collect();
     let orders = [MoveOrder::LeftToRight, MoveOrder::Centre, MoveOrder::CentreThenThreats];
     let mut reference: Option<Vec<Vec<Option<i32>>>> = None;
-    for bits in 0..1024u32 {
+    for bits in 0..2048u32 {
         for order in orders {
             let tech = Techniques {
                 null_window: bits & 1 != 0,
@@ -202,6 +242,7 @@ fn every_technique_gives_the_same_scores() {
                 root_bounds: bits & 128 != 0,
                 first_guess: bits & 256 != 0,
                 even_table: bits & 512 != 0,
+                claimeven: bits & 1024 != 0,
                 order,
             };
             let mut s = Solver::new(c, 10).unwrap();
@@ -222,7 +263,7 @@ fn every_technique_gives_the_same_scores() {
 }
 
 /// Columns in Pons' notation (from 1) to ours.
-fn pons(s: &str) -> Vec<usize> {
+pub(super) fn pons(s: &str) -> Vec<usize> {
     s.bytes().map(|b| (b - b'1') as usize).collect()
 }
 
@@ -517,256 +558,4 @@ fn only_the_game_module_is_imported() {
             );
         }
     }
-}
-
-/// [`measure_techniques`]' first rows: each technique added in turn.
-fn added_steps() -> Vec<(&'static str, Techniques)> {
-    let all = Techniques::ALL;
-    vec![
-        (
-            "plain alpha-beta (bitboards, left to right, full window)",
-            Techniques::NONE,
-        ),
-        (
-            "+ centre-first order",
-            Techniques {
-                order: MoveOrder::Centre,
-                ..Techniques::NONE
-            },
-        ),
-        (
-            "+ null-window score search",
-            Techniques {
-                order: MoveOrder::Centre,
-                null_window: true,
-                ..Techniques::NONE
-            },
-        ),
-        (
-            "+ non-losing moves (forced blocks, not below a threat)",
-            Techniques {
-                order: MoveOrder::Centre,
-                null_window: true,
-                non_losing: true,
-                ..Techniques::NONE
-            },
-        ),
-        (
-            "+ order by winning cells created",
-            Techniques {
-                table: false,
-                symmetry: false,
-                ..all
-            },
-        ),
-        (
-            "+ transposition table (2^22, both bounds)",
-            Techniques {
-                symmetry: false,
-                etc: false,
-                ..all
-            },
-        ),
-        ("+ mirror symmetry", Techniques { etc: false, ..all }),
-        ("+ enhanced transposition cutoffs (everything)", all),
-    ]
-}
-
-/// [`measure_techniques`]' last rows: each technique taken away from all.
-fn taken_away_steps() -> Vec<(&'static str, Techniques)> {
-    let all = Techniques::ALL;
-    vec![
-        ("all but symmetry", Techniques { symmetry: false, ..all }),
-        (
-            "all but enhanced transposition cutoffs",
-            Techniques { etc: false, ..all },
-        ),
-        (
-            "all but null window",
-            Techniques {
-                null_window: false,
-                ..all
-            },
-        ),
-        (
-            "all but non-losing moves",
-            Techniques {
-                non_losing: false,
-                ..all
-            },
-        ),
-        (
-            "all but winning-cell order",
-            Techniques {
-                order: MoveOrder::Centre,
-                ..all
-            },
-        ),
-        (
-            "all but any order",
-            Techniques {
-                order: MoveOrder::LeftToRight,
-                ..all
-            },
-        ),
-        (
-            "all but the table",
-            Techniques {
-                table: false,
-                symmetry: false,
-                ..all
-            },
-        ),
-        (
-            "all but spoiled-threat order",
-            Techniques {
-                spoil_order: false,
-                ..all
-            },
-        ),
-        (
-            "all but double-threat wins",
-            Techniques {
-                double_threat: false,
-                ..all
-            },
-        ),
-        (
-            "all but root bounds from the table",
-            Techniques {
-                root_bounds: false,
-                ..all
-            },
-        ),
-        (
-            "all + even-empty-cells table",
-            Techniques {
-                even_table: true,
-                ..all
-            },
-        ),
-    ]
-}
-
-/// Node counts per technique on 20 seeded, balanced 6×7 positions of 16 to 24 plies,
-/// each added in turn to plain alpha–beta, then each taken away from the
-/// full set. A position stops at 10^8 nodes (counted as such, and reported).
-/// `cargo test --lib solver::tests::measure_techniques -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn measure_techniques() {
-    let c = BoardConfig::default();
-    let mut s = Solver::new(c, 22).unwrap();
-    let mut rng = ChaCha8Rng::seed_from_u64(2024);
-    let mut positions = Vec::new();
-    // Random games are mostly decided early; keep the balanced positions
-    // (exact score within ±3), the ones a solver is actually asked about.
-    while positions.len() < 20 {
-        let ply = rng.gen_range(16..=24);
-        let mut m = random_moves(&s, &mut rng, ply);
-        m.truncate(ply);
-        let p = s.position(&m).unwrap();
-        if s.solve(&p, None).unwrap().abs() <= 3 {
-            positions.push(m);
-        }
-    }
-    let steps: Vec<(&str, Techniques)> = added_steps().into_iter().chain(taken_away_steps()).collect();
-    const CAP: u64 = 100_000_000;
-    let mut reference: Vec<Option<i32>> = Vec::new();
-    for (name, tech) in steps {
-        s.set_techniques(tech);
-        let (mut total, mut capped) = (0u64, 0);
-        let t = std::time::Instant::now();
-        for (i, m) in positions.iter().enumerate() {
-            s.clear_table();
-            s.reset_stats();
-            let p = s.position(m).unwrap();
-            let v = s.solve(&p, Some(CAP));
-            if v.is_none() {
-                capped += 1;
-            }
-            if reference.len() <= i {
-                reference.push(v);
-            } else if let (Some(a), Some(b)) = (reference[i], v) {
-                assert_eq!(a, b);
-            } else if reference[i].is_none() {
-                reference[i] = v;
-            }
-            total += s.nodes();
-        }
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "{name:<58} {total:>12} nodes {capped:>2} capped  {secs:>7.2} s  {:>6.1} Mnodes/s",
-            total as f64 / secs / 1e6
-        );
-    }
-}
-
-/// Time and nodes for harder published positions (ply 9 and 10).
-#[test]
-#[ignore]
-fn time_hard_positions() {
-    let log2 = std::env::var("SOLVER_LOG2").map_or(24, |v| v.parse().unwrap());
-    let mut s = Solver::new(BoardConfig::default(), log2).unwrap();
-    for (line, expected) in [("7234472553", 10), ("266674777", 4)] {
-        s.reset_stats();
-        let t = std::time::Instant::now();
-        let p = s.position(&pons(line)).unwrap();
-        let v = s.solve(&p, None);
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "{line}: {v:?} {} nodes {secs:.2} s {:.1} Mnodes/s",
-            s.nodes(),
-            s.nodes() as f64 / secs / 1e6
-        );
-        assert_eq!(v, Some(expected));
-    }
-}
-
-/// Times `scores_threaded` on the lines of `SOLVER_LINES` (Pons' notation,
-/// comma-separated; "" is the empty board) with `SOLVER_THREADS` threads and
-/// a table of `2^SOLVER_LOG2` entries; `SOLVER_ETC=0` turns the enhanced
-/// transposition cutoffs off; `SOLVER_OFF` and `SOLVER_ON` name switches
-/// of [`Techniques`] to turn off or on (comma-separated).
-#[test]
-#[ignore]
-fn time_lines() {
-    let var = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
-    let log2: u32 = var("SOLVER_LOG2", "24").parse().unwrap();
-    let threads: usize = var("SOLVER_THREADS", "2").parse().unwrap();
-    let mut s = Solver::new(BoardConfig::default(), log2).unwrap();
-    let mut tech = Techniques::ALL;
-    tech.etc = var("SOLVER_ETC", "1") == "1";
-    tech.aspiration = var("SOLVER_ASP", "1") == "1";
-    for (name, on) in var("SOLVER_OFF", "")
-        .split(',')
-        .map(|n| (n, false))
-        .chain(var("SOLVER_ON", "").split(',').map(|n| (n, true)))
-    {
-        match name {
-            "" => {}
-            "spoil_order" => tech.spoil_order = on,
-            "double_threat" => tech.double_threat = on,
-            "root_bounds" => tech.root_bounds = on,
-            "first_guess" => tech.first_guess = on,
-            "even_table" => tech.even_table = on,
-            other => panic!("no switch {other}"),
-        }
-    }
-    s.set_techniques(tech);
-    let (mut all_nodes, all_time) = (0, std::time::Instant::now());
-    for line in var("SOLVER_LINES", "44").split(',') {
-        s.reset_stats();
-        let t = std::time::Instant::now();
-        let p = s.position(&pons(line)).unwrap();
-        let v = s.scores_threaded(&p, None, threads);
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "{line:>6}: {v:?} {} nodes {secs:.2} s {:.1} Mnodes/s",
-            s.nodes(),
-            s.nodes() as f64 / secs / 1e6
-        );
-        all_nodes += s.nodes();
-    }
-    println!("total: {all_nodes} nodes {:.2} s", all_time.elapsed().as_secs_f64());
 }
