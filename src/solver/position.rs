@@ -179,23 +179,42 @@ impl Geometry {
     /// follower's own pieces and the upper cells of the even columns, which
     /// it gets for sure, hold a line, it wins: the leader loses.
     ///
-    /// Only what could narrow the window `(alpha, beta)` is looked for.
+    /// A follower's threat (a winning cell it cannot play yet) wins too,
+    /// Allis' odd threat: leave out its column from the cell below it up,
+    /// and play claimeven on the rest. When the rest is full the leader
+    /// must play below the threat, and the follower wins on top.
+    ///
+    /// Only what could narrow the window `(alpha, beta)` is looked for;
+    /// `threats` are the opponent's winning cells, if known.
     #[inline]
-    pub fn claimeven(&self, pos: &Pos, alpha: i32, beta: i32) -> Claim {
+    pub fn claimeven(&self, pos: &Pos, threats: Option<u64>, alpha: i32, beta: i32) -> Claim {
         let (current, mask) = (pos.current, pos.mask);
         // The odd columns are even in number when the empty cells are.
         let leads = (self.cells - pos.moves) & 1 == 0;
-        if (leads && beta < 0) || (!leads && alpha > 0) {
-            return Claim::Nothing;
-        }
-        let odd = (mask + self.bottom) & !self.even_tops;
+        let tops = mask + self.bottom;
+        let odd = tops & !self.even_tops;
         let empty = self.board & !mask;
         let opponent = current ^ mask;
-        if leads {
-            return match self.claimeven_leader(current, opponent, empty, odd) {
-                Some(loses) => Claim::AtMost(-(loses as i32)),
-                None => Claim::Nothing,
-            };
+        if beta >= 0 {
+            let mut draw = false;
+            if leads {
+                match self.claimeven_leader(current, opponent, empty, odd) {
+                    Some(true) => return Claim::AtMost(-1),
+                    Some(false) if alpha >= 0 => return Claim::AtMost(0),
+                    Some(false) => draw = true,
+                    None => {}
+                }
+            }
+            let threats = threats.unwrap_or_else(|| self.winning_cells(opponent, mask)) & !tops;
+            if threats != 0 && self.threat_wins(current, threats, tops, empty, odd) {
+                return Claim::AtMost(-1);
+            }
+            if draw {
+                return Claim::AtMost(0);
+            }
+        }
+        if leads || alpha > 0 {
+            return Claim::Nothing;
         }
         let mut rest = odd;
         while rest != 0 {
@@ -213,13 +232,51 @@ impl Geometry {
     /// leader may still make a line, else whether the follower surely does.
     #[inline]
     fn claimeven_leader(&self, own: u64, other: u64, empty: u64, odd: u64) -> Option<bool> {
-        // In an odd column the empty cells run from its lowest up to the
-        // top, so adding the lowest carries through exactly them.
-        let odd_columns = ((empty + odd) ^ empty) & self.board;
-        if self.has_line(own | (empty & self.even_tops) | odd_columns) {
+        let (cells, odd_columns) = self.leader_cells(own, empty, odd);
+        if self.has_line(cells) {
             return None;
         }
         Some(self.has_line(other | (empty & !self.even_tops & !odd_columns)))
+    }
+
+    /// The leader's pieces `own` and every cell claimeven may leave it:
+    /// the lower cell of each pair in the even columns and every empty cell
+    /// of the odd ones (whose lowest empty cells are `odd`); and those odd
+    /// columns' empty cells alone.
+    #[inline]
+    fn leader_cells(&self, own: u64, empty: u64, odd: u64) -> (u64, u64) {
+        // In an odd column the empty cells run from its lowest up to the
+        // top, so adding the lowest carries through exactly them.
+        let odd_columns = ((empty + odd) ^ empty) & self.board;
+        (own | (empty & self.even_tops) | odd_columns, odd_columns)
+    }
+
+    /// Whether one of the follower's unplayable winning cells `threats`
+    /// wins by claimeven on the board less its column from the cell below
+    /// it up: the leader (pieces `own`; `tops` the next free cell of each
+    /// column) gets at most its claimeven cells elsewhere, every cell of
+    /// that column below the threat, and the cell right below it, the
+    /// move that loses.
+    fn threat_wins(&self, own: u64, threats: u64, tops: u64, empty: u64, odd: u64) -> bool {
+        let mut rest = threats;
+        while rest != 0 {
+            // The lowest threat of a column is the one that counts.
+            let threat = rest & rest.wrapping_neg();
+            let column = self.column_mask(threat.trailing_zeros() / self.h1);
+            rest &= !column;
+            let below = threat >> 1;
+            // The column's cells from its lowest empty one to below `below`.
+            let under = below - (tops & column);
+            let others_odd = odd & !column;
+            if (others_odd.count_ones() + under.count_ones()) & 1 != 0 {
+                continue;
+            }
+            let (cells, _) = self.leader_cells(own, empty & !column, others_odd);
+            if !self.has_line(cells | under | below) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether `p` holds a complete line.

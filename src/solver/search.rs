@@ -243,7 +243,7 @@ impl Solver {
             }
         }
         if tech.claimeven {
-            match self.geo.claimeven(pos, alpha, beta) {
+            match self.geo.claimeven(pos, opponent_wins, alpha, beta) {
                 Claim::Nothing => {}
                 Claim::AtMost(hi) => {
                     if alpha >= hi {

@@ -203,7 +203,7 @@ fn claimeven_bounds_hold_against_the_brute_force() {
             }
             brute.set(&moves);
             let exact = (0..c.cols).filter_map(|col| brute.column(col)).max().unwrap();
-            let claim = solver.geo.claimeven(&pos, -100, 100);
+            let claim = solver.geo.claimeven(&pos, None, -100, 100);
             match claim {
                 Claim::Nothing => {}
                 Claim::AtMost(hi) => assert!(exact <= hi, "{c}: {moves:?} scores {exact}, claimed <= {hi}"),
