@@ -463,7 +463,7 @@ def main() -> int:
     ap.add_argument("--fused", type=int, default=64, help="pgx steps per jit call in its scan variant")
     ap.add_argument("--positions", type=int, default=36, help="solver positions (stratified over the sets)")
     ap.add_argument("--solver-rounds", type=int, default=3, help="rounds of the whole solver set (median)")
-    ap.add_argument("--min-ply", type=int, default=8)
+    ap.add_argument("--min-ply", type=int, default=9)
     ap.add_argument("--max-ply", type=int, default=34)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--sets", type=Path, default=SETS)

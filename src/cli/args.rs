@@ -102,7 +102,7 @@ pub(crate) enum BookWhat {
     /// every column's score of any earlier position is known at once (analysis, the page).
     Scores {
         /// Scores for every position of up to this many plies.
-        #[arg(long, default_value_t = 8)]
+        #[arg(long, default_value_t = 9)]
         plies: u32,
         #[arg(long, default_value = "models/solver-scores-6x7.bin")]
         out: PathBuf,

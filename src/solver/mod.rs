@@ -53,7 +53,8 @@
 //! - Allis' claimeven as bounds: where the opponent (or the side to move,
 //!   after one move) can answer every move on top of it, the other side
 //!   gets only the lower cells of the pairs, and if those make no line its
-//!   score is at most a draw (see `Geometry::claimeven`).
+//!   score is at most a draw; and a threat of the follower's that the
+//!   leader must at last play under wins (see `Geometry::claimeven`).
 //!
 //! A node budget bounds any call: past it the answer is `None`, never a guess,
 //! and nothing half-searched enters the table.
