@@ -139,10 +139,12 @@ pub struct Techniques {
     /// the others use enhanced transposition cutoffs on their children
     /// instead (half the entries compete for the slots).
     pub even_table: bool,
-    /// A position where every column has an even number of empty cells
-    /// scores at most a draw for the side to move when the cells the
-    /// opponent's *claimeven* leaves it make no line (Allis): the node
-    /// fails low at once when the window is above a draw.
+    /// Allis' *claimeven* as bounds on the score (`Geometry::claimeven`):
+    /// where one side can answer every move on top of it, the other draws
+    /// at best if the cells left to it make no line, and loses if the
+    /// answering side's sure cells, or a threat the other must at last
+    /// play under, make one. The node is cut at once when the window is
+    /// past the bound.
     pub claimeven: bool,
 }
 
