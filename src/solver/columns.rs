@@ -15,9 +15,6 @@ impl Solver {
     pub fn scores(&mut self, pos: &Pos, budget: Option<u64>) -> Vec<Option<i32>> {
         self.check(pos);
         self.start_budget(budget);
-        // Each column's search starts from the last column's score (see
-        // [`Techniques::first_guess`](super::Techniques::first_guess)).
-        let mut last = None;
         let cols = self.geo.cols;
         let mirror = pos.is_symmetric();
         let mut scores: Vec<Option<i32>> = Vec::with_capacity(cols as usize);
@@ -25,9 +22,8 @@ impl Solver {
             let v = if mirror && right_half(cols, c) {
                 scores[(cols - 1 - c) as usize]
             } else {
-                self.column_score(pos, c, last.map(|s: i32| -s))
+                self.column_score(pos, c)
             };
-            last = v.or(last);
             scores.push(v);
         }
         scores
@@ -77,7 +73,7 @@ impl Solver {
                     s.tech.aspiration = !tech.aspiration;
                 }
                 s.cancel = Some(Arc::clone(&done[col as usize]));
-                let v = s.column_score(pos, col, None);
+                let v = s.column_score(pos, col);
                 s.cancel = None;
                 s.tech = tech;
                 if s.cancelled {
@@ -125,9 +121,7 @@ impl Solver {
 
     /// The score of playing `col` for the side to move, within the budget
     /// already set: `None` if full or past the budget.
-    /// `guess`: a likely score of the position after `col` (from its
-    /// side), where the score search may start.
-    fn column_score(&mut self, pos: &Pos, col: u32, guess: Option<i32>) -> Option<i32> {
+    fn column_score(&mut self, pos: &Pos, col: u32) -> Option<i32> {
         let g = &self.geo;
         if !pos.can_play(g, col) {
             return None;
@@ -141,7 +135,7 @@ impl Solver {
         }
         let mut child = *pos;
         child.play(g, col);
-        let s = -self.solve_from(&child, guess);
+        let s = -self.solve_inner(&child);
         (!self.aborted).then_some(s)
     }
 

@@ -232,7 +232,7 @@ fn time_lines() {
     let mut s = Solver::new(BoardConfig::default(), log2).unwrap();
     let mut tech = Techniques::ALL;
     tech.etc = var("SOLVER_ETC", "1") == "1";
-    tech.aspiration = var("SOLVER_ASP", "1") == "1";
+    tech.aspiration = var("SOLVER_ASP", "0") == "1";
     for (name, on) in var("SOLVER_OFF", "")
         .split(',')
         .map(|n| (n, false))

@@ -37,27 +37,19 @@ impl Solver {
     /// The score, with `self.aborted` set if the budget ran out (the value is
     /// then meaningless).
     pub(super) fn solve_inner(&mut self, pos: &Pos) -> i32 {
-        self.solve_from(pos, None)
+        self.solve_above(pos, None)
     }
 
-    /// [`Solver::solve_inner`] with a first guess of the score: with
-    /// [`Techniques::first_guess`](super::Techniques::first_guess) the probes
-    /// start there (MTD(f)) instead of halving the range.
-    pub(super) fn solve_from(&mut self, pos: &Pos, guess: Option<i32>) -> i32 {
-        self.solve_above(pos, guess, None)
-    }
-
-    /// [`Solver::solve_from`] knowing that the score is at least `floor`
+    /// [`Solver::solve_inner`] knowing that the score is at least `floor`
     /// (a score book one ply up proves it): the range starts there, and
-    /// with no other guess so do the probes, so a position whose score is
-    /// its floor takes one probe.
-    pub(super) fn solve_above(&mut self, pos: &Pos, guess: Option<i32>, floor: Option<i32>) -> i32 {
+    /// so do the probes, so a position whose score is its floor takes one
+    /// probe.
+    pub(super) fn solve_above(&mut self, pos: &Pos, floor: Option<i32>) -> i32 {
         let (cells, n) = (self.geo.cells as i32, pos.moves as i32);
         if pos.can_win_next(&self.geo) {
             return (cells + 1 - n) / 2;
         }
         let mut min = -(cells - n) / 2;
-        let guess = guess.or(floor);
         if let Some(f) = floor {
             min = min.max(f);
         }
@@ -73,12 +65,13 @@ impl Solver {
         if !self.tech.null_window {
             return self.negamax(pos, min, max);
         }
-        if let Some(g) = guess.filter(|_| self.tech.first_guess) {
-            return self.mtdf(pos, min, max, g);
-        }
         if self.tech.aspiration {
             return self.gallop(pos, min, max);
         }
+        if self.tech.first_guess {
+            return self.mtdf(pos, min, max, floor.unwrap_or(0));
+        }
+
         while min < max {
             // Probe halfway, but nearer 0 first: most positions are close
             // to a draw, and probes near 0 are the cheapest.
@@ -247,13 +240,13 @@ impl Solver {
                 Claim::Nothing => {}
                 Claim::AtMost(hi) => {
                     if alpha >= hi {
-                        return alpha;
+                        return hi;
                     }
                     beta = beta.min(hi);
                 }
                 Claim::AtLeast(lo) => {
                     if beta <= lo {
-                        return beta;
+                        return lo;
                     }
                     alpha = alpha.max(lo);
                 }
@@ -313,6 +306,7 @@ impl Solver {
         let tech = self.tech;
         let (cells, n) = (self.geo.cells as i32, pos.moves as i32);
         let alpha0 = alpha;
+        let mut best = NO_LO;
         for &(col, _) in list {
             let kid = *Self::kid(kids, col);
             let child = kid.pos;
@@ -332,15 +326,16 @@ impl Solver {
                 }
                 return s;
             }
+            best = best.max(s);
             alpha = alpha.max(s);
         }
         if let Some((slot, start)) = store {
-            // A child inside the window makes alpha exact; else it is only
-            // an upper bound.
-            let lo = if alpha > alpha0 { alpha } else { NO_LO };
-            self.table.put_at(slot, work_of(self.nodes - start), lo, alpha);
+            // A child inside the window makes the best exact; else it is
+            // only an upper bound.
+            let lo = if best > alpha0 { best } else { NO_LO };
+            self.table.put_at(slot, work_of(self.nodes - start), lo, best);
         }
-        alpha
+        best
     }
 
     /// Fills `list` with the moves of `next` (one bit a column), best first,
