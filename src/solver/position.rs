@@ -43,6 +43,9 @@ pub(crate) struct Geometry {
     /// `rows`: where the next free cell of every column lies when each
     /// column has an even number of empty cells (see [`Geometry::claimeven`]).
     pub even_tops: u64,
+    /// The playable cells of the column of each bit (0 past the last
+    /// column): a column from one of its cells without a division.
+    column_of: [u64; 64],
 }
 
 /// Columns from the centre outwards: by distance `|2c - (cols - 1)|`, and on
@@ -89,8 +92,13 @@ impl Geometry {
         for r in (rows % 2..=rows).step_by(2) {
             row |= 1u64 << r;
         }
+        let mut column_of = [0u64; 64];
+        for (bit, m) in column_of.iter_mut().enumerate().take((h1 * cols) as usize) {
+            *m = column << (bit as u32 / h1 * h1);
+        }
         Ok(Geometry {
             even_tops: bottom.wrapping_mul(row),
+            column_of,
             rows,
             cols,
             h1,
@@ -110,7 +118,7 @@ impl Geometry {
 
     #[inline]
     pub fn column_mask(&self, col: u32) -> u64 {
-        ((1u64 << self.rows) - 1) << (col * self.h1)
+        self.column_of[(col * self.h1) as usize]
     }
 
     /// The empty cells where one more piece of `p` completes a line.
@@ -262,7 +270,7 @@ impl Geometry {
         while rest != 0 {
             // The lowest threat of a column is the one that counts.
             let threat = rest & rest.wrapping_neg();
-            let column = self.column_mask(threat.trailing_zeros() / self.h1);
+            let column = self.column_of[threat.trailing_zeros() as usize];
             rest &= !column;
             let below = threat >> 1;
             // The column's cells from its lowest empty one to below `below`.

@@ -1,5 +1,5 @@
 //! The search: the null-window driver over the score range and the
-//! fail-hard negamax under it (see the module doc of `solver` for the
+//! fail-soft negamax under it (see the module doc of `solver` for the
 //! techniques, each a switch of [`Techniques`](super::Techniques)).
 
 use super::position::{Claim, Geometry, Pos, MAX_COLS};
@@ -172,9 +172,11 @@ impl Solver {
         false
     }
 
-    /// Fail-hard negamax: a result `r <= alpha` means score ≤ r, `r >= beta`
-    /// means score ≥ r, anything between is exact. The side to move must not
-    /// be able to win at once (every caller checks).
+    /// Fail-soft negamax: a result `r <= alpha` means score ≤ r, `r >= beta`
+    /// means score ≥ r, anything between is exact; a failing result is the
+    /// tightest bound the search proved, which may lie beyond the window
+    /// (MTD(f) then skips the scores between). The side to move must not be
+    /// able to win at once (every caller checks).
     pub(super) fn negamax(&mut self, pos: &Pos, alpha: i32, beta: i32) -> i32 {
         let slot = self.table.slot(self.key_of(pos));
         self.negamax_at(pos, slot, Known::default(), alpha, beta)
