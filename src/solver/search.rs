@@ -71,7 +71,6 @@ impl Solver {
         if self.tech.first_guess {
             return self.mtdf(pos, min, max, floor.unwrap_or(0));
         }
-
         while min < max {
             // Probe halfway, but nearer 0 first: most positions are close
             // to a draw, and probes near 0 are the cheapest.
