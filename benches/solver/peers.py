@@ -7,9 +7,10 @@ Every solver gets the same 6x7 positions and gives every column's exact
 score (Pons' convention), so the work is the same for all three:
 
 - c4sim: `c4sim analyze --player '{kind: solver, table_log2: T, threads: 1}'` (one
-  thread, no book), positions on standard input; T is `--table-log2`, 22 by
+  thread, no book), positions on standard input; T is `--table-log2`, 19 by
   default: the table `analyze` and the page use for positions with fewer than
-  36 empty cells (2^24 measured 18% slower on the fresh ply-8 positions here);
+  36 empty cells (2^22 measured 12-18% slower on the fresh ply-8 positions
+  here, 2^24 slower still);
 - Pascal Pons' c4solver (`--pons`, built from its public repository outside
   the project): `c4solver -a -b <no file>` (analysis of every column, no
   opening book), positions on standard input;
@@ -55,8 +56,8 @@ def parse_args():
     a.add_argument(
         "--table-log2",
         type=int,
-        default=22,
-        help="c4sim's table: 2^T words of 8 bytes (22: what analyze and the page use below 36 empty cells)",
+        default=19,
+        help="c4sim's table: 2^T words of 8 bytes (19: what analyze and the page use below 36 empty cells)",
     )
     a.add_argument("--pons", default="/work/peers/pons/c4solver", help="Pons' c4solver binary")
     a.add_argument("--python", default="/work/venvs/py/bin/python", help="a Python with bitbully installed")

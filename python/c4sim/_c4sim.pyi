@@ -152,7 +152,7 @@ class Solver:
     ) -> None:
         """``threads`` solvers (0: one per core) take the positions one at a
         time; ``table_log2`` sizes each one's transposition table (2**n
-        entries of 8 bytes; None: 22, as ``c4sim analyze`` uses; at most 30)."""
+        entries of 8 bytes; None: 19, as ``c4sim analyze`` uses; at most 30)."""
     def scores(self, positions: Sequence[Position]) -> npt.NDArray[np.int32]:
         """(N, cols) int32: every column's exact score in each position."""
     def best_moves(self, positions: Sequence[Position]) -> npt.NDArray[np.int64]:

@@ -41,16 +41,22 @@ const MISTAKE_NODES: u64 = 2_000_000;
 
 /// The minimax depth a budgeted solver falls back to.
 pub const FALLBACK_DEPTH: u32 = 8;
-/// Transposition-table entries as a power of two when `table_log2` is not given.
-pub const DEFAULT_TABLE_LOG2: u32 = 22;
+/// Transposition-table entries as a power of two when `table_log2` is not
+/// given: 2^19 words, 4 MiB. A small table stays in the fast caches: a
+/// probe per node, at random, waits on memory, and on this project's
+/// 2-core machine 2^19 beat 2^22 on every group of positions measured
+/// (every column of 10 fresh ply-8 positions 0.82–0.88×, of ply 7, 10 and
+/// 12 and the labelled sets 0.73–0.92×), though it searches 14% more
+/// nodes (docs/solver.md, "Table size").
+pub const DEFAULT_TABLE_LOG2: u32 = 19;
 
 /// Without `table_log2`, an exact analysis (every column, no node budget)
 /// of a position with at least this many empty cells grows the table to
 /// [`DEEP_TABLE_LOG2`] first: such searches run for minutes, and their
 /// time falls with the table's size (the empty 6×7 board on 2 threads:
-/// 2^22 entries 355 s, 2^27 100.6 s). From ply 8 on 6×7 (34 empty cells)
-/// a search takes a second or two and a bigger table gains little (8% at
-/// 2^26), less than touching the gigabyte costs: 36 is ply 6.
+/// 2^22 entries 355 s, 2^27 100.6 s). From ply 7 on 6×7 (35 empty cells)
+/// a search takes a second or two and the small default table is faster
+/// (see [`DEFAULT_TABLE_LOG2`]): 36 is ply 6.
 pub const DEEP_EMPTY_CELLS: usize = 36;
 /// The table a deep analysis grows to (1 GiB), or the largest power of two
 /// within a quarter of the memory available (Linux), whichever is smaller.
@@ -644,7 +650,9 @@ mod tests {
         assert_eq!(deep_table_log2(Some(64 << 30)), DEEP_TABLE_LOG2);
         // 2 GiB free: a quarter is 512 MiB, 2^26 entries of 8 bytes.
         assert_eq!(deep_table_log2(Some(2 << 30)), 26);
-        assert_eq!(deep_table_log2(Some(100 << 20)), DEFAULT_TABLE_LOG2);
+        // 100 MiB free: a quarter holds 2^21 entries, still above the default.
+        assert_eq!(deep_table_log2(Some(100 << 20)), 21);
+        assert_eq!(deep_table_log2(Some(10 << 20)), DEFAULT_TABLE_LOG2);
         assert_eq!(deep_table_log2(Some(0)), DEFAULT_TABLE_LOG2);
         let given = SolverSpec {
             table_log2: Some(12),
