@@ -8,9 +8,9 @@ score (Pons' convention), so the work is the same for all three:
 
 - c4sim: `c4sim analyze --player '{kind: solver, table_log2: T, threads: 1}'` (one
   thread, no book), positions on standard input; T is `--table-log2`, 19 by
-  default: the table `analyze` and the page use for positions with fewer than
-  36 empty cells (2^22 measured 12-18% slower on the fresh ply-8 positions
-  here, 2^24 slower still);
+  default: the table `analyze` uses for positions with fewer than 36 empty
+  cells when the player does not set one (2^22 took 10-26% longer on the
+  fresh ply-8 positions here, in four runs);
 - Pascal Pons' c4solver (`--pons`, built from its public repository outside
   the project): `c4solver -a -b <no file>` (analysis of every column, no
   opening book), positions on standard input;
@@ -57,7 +57,7 @@ def parse_args():
         "--table-log2",
         type=int,
         default=19,
-        help="c4sim's table: 2^T words of 8 bytes (19: what analyze and the page use below 36 empty cells)",
+        help="c4sim's table: 2^T words of 8 bytes (19: analyze's default below 36 empty cells)",
     )
     a.add_argument("--pons", default="/work/peers/pons/c4solver", help="Pons' c4solver binary")
     a.add_argument("--python", default="/work/venvs/py/bin/python", help="a Python with bitbully installed")

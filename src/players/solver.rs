@@ -45,9 +45,9 @@ pub const FALLBACK_DEPTH: u32 = 8;
 /// given: 2^19 words, 4 MiB. A small table stays in the fast caches: a
 /// probe per node, at random, waits on memory, and on this project's
 /// 2-core machine 2^19 beat 2^22 on every group of positions measured
-/// (every column of 10 fresh ply-8 positions 0.82–0.88×, of ply 7, 10 and
-/// 12 and the labelled sets 0.73–0.92×), though it searches 14% more
-/// nodes (docs/solver.md, "Table size").
+/// (every column of 10 fresh ply-8 positions 0.80–0.91× in four runs, of
+/// ply 7, 10 and 12 and the labelled sets 0.73–0.92×), though it searches
+/// 14% more nodes (docs/solver.md, "Table size").
 pub const DEFAULT_TABLE_LOG2: u32 = 19;
 
 /// Without `table_log2`, an exact analysis (every column, no node budget)
