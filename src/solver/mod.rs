@@ -152,6 +152,12 @@ pub struct Techniques {
     /// play under, make one. The node is cut at once when the window is
     /// past the bound.
     pub claimeven: bool,
+    /// Not a technique of the search but of its code: the copies of the
+    /// search compiled for the classic 6×7 board (its masks and shifts
+    /// constants) and for x86-64 CPUs with `popcnt` and BMI (see
+    /// `search.rs`), where they apply; off, the one portable copy. The same
+    /// nodes either way, only faster.
+    pub specialised: bool,
 }
 
 impl Techniques {
@@ -173,6 +179,7 @@ impl Techniques {
         first_guess: true,
         even_table: false,
         claimeven: true,
+        specialised: true,
     };
     /// Plain alpha–beta on bitboards, columns left to right.
     pub const NONE: Techniques = Techniques {
@@ -189,6 +196,7 @@ impl Techniques {
         first_guess: false,
         even_table: false,
         claimeven: false,
+        specialised: false,
     };
 }
 

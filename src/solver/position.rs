@@ -23,7 +23,7 @@ use crate::game::BoardConfig;
 pub(crate) const MAX_COLS: usize = 16;
 
 /// Everything about a board shape that the search needs, computed once.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Geometry {
     pub rows: u32,
     pub cols: u32,
@@ -78,37 +78,72 @@ impl Geometry {
         if cols as usize > MAX_COLS {
             return Err(SolverError::TooManyCols(cfg.cols));
         }
+        Ok(Geometry::build(rows, cols, cfg.win_length as u32))
+    }
+
+    /// The classic board, 6 rows, 7 columns, four in a row, as a constant:
+    /// the search's copy for it reads every mask and shift from here, so
+    /// the compiler folds them into the code (see `search.rs`'s `Flavor`).
+    pub const STANDARD: Geometry = Geometry::build(6, 7, 4);
+
+    /// Whether this is [`Geometry::STANDARD`]'s shape.
+    pub fn is_standard(&self) -> bool {
+        (self.rows, self.cols, self.win) == (6, 7, 4)
+    }
+
+    /// The geometry of a shape that fits (`(rows + 1) × cols ≤ 64`,
+    /// `cols ≤ MAX_COLS`; [`Geometry::new`] checks). A `const fn`, so
+    /// [`Geometry::STANDARD`] is built at compile time.
+    const fn build(rows: u32, cols: u32, win: u32) -> Geometry {
+        let h1 = rows + 1;
         let mut bottom = 0u64;
-        for c in 0..cols {
+        let mut c = 0;
+        while c < cols {
             bottom |= 1u64 << (c * h1);
+            c += 1;
         }
         let column = (1u64 << rows) - 1;
         let board = bottom.wrapping_mul(column);
+        // Centre order (see [`centre_order`]): by distance from the
+        // middle, the left column first.
         let mut order = [0u8; MAX_COLS];
-        for (i, c) in centre_order(cols as usize).into_iter().enumerate() {
-            order[i] = c as u8;
+        let (mut i, mut d) = (0, 0);
+        while i < cols as usize {
+            let mut c = 0;
+            while c < cols {
+                if (2 * c as i64 - (cols as i64 - 1)).abs() == d {
+                    order[i] = c as u8;
+                    i += 1;
+                }
+                c += 1;
+            }
+            d += 1;
         }
         let mut row = 0u64;
-        for r in (rows % 2..=rows).step_by(2) {
+        let mut r = rows % 2;
+        while r <= rows {
             row |= 1u64 << r;
+            r += 2;
         }
         let mut column_of = [0u64; 64];
-        for (bit, m) in column_of.iter_mut().enumerate().take((h1 * cols) as usize) {
-            *m = column << (bit as u32 / h1 * h1);
+        let mut bit = 0;
+        while bit < h1 * cols {
+            column_of[bit as usize] = column << (bit / h1 * h1);
+            bit += 1;
         }
-        Ok(Geometry {
+        Geometry {
             even_tops: bottom.wrapping_mul(row),
             column_of,
             rows,
             cols,
             h1,
             cells: rows * cols,
-            win: cfg.win_length as u32,
+            win,
             bottom,
             board,
             dirs: [1, h1, h1 + 1, h1 - 1],
             order,
-        })
+        }
     }
 
     #[inline]
@@ -123,9 +158,13 @@ impl Geometry {
 
     /// The empty cells where one more piece of `p` completes a line.
     /// `mask` is every occupied cell.
-    #[inline]
+    #[inline(always)]
     pub fn winning_cells(&self, p: u64, mask: u64) -> u64 {
-        let r = if self.win == 4 {
+        let r = if self.win == 4 && self.h1 == 7 {
+            // Six rows, the common case, inline (constant-folded in the
+            // search's copy for the standard board).
+            winning4_h::<7>(p)
+        } else if self.win == 4 {
             self.winning4(p)
         } else {
             self.winning_any(p)
@@ -137,7 +176,7 @@ impl Geometry {
     /// heights get their own copy with constant shifts: the search calls
     /// this several times a node, and the copies cut its instructions by
     /// 7% on a callgrind sample.
-    #[inline]
+    #[inline(never)]
     fn winning4(&self, p: u64) -> u64 {
         match self.h1 {
             7 => winning4_h::<7>(p),
@@ -152,6 +191,7 @@ impl Geometry {
     /// consecutive pieces lie on one side and `k - 1 - i` on the other, for
     /// some i. `before[i]` marks cells whose `i` neighbours at -s, -2s, …
     /// are all pieces; `after[i]` likewise at +s, +2s, ….
+    #[inline(never)]
     fn winning_any(&self, p: u64) -> u64 {
         let k = self.win as usize;
         let mut r = 0u64;
@@ -194,7 +234,7 @@ impl Geometry {
     ///
     /// Only what could narrow the window `(alpha, beta)` is looked for;
     /// `threats` are the opponent's winning cells, if known.
-    #[inline]
+    #[inline(always)]
     pub fn claimeven(&self, pos: &Pos, threats: Option<u64>, alpha: i32, beta: i32) -> Claim {
         let (current, mask) = (pos.current, pos.mask);
         // The odd columns are even in number when the empty cells are.
@@ -265,6 +305,7 @@ impl Geometry {
     /// column) gets at most its claimeven cells elsewhere, every cell of
     /// that column below the threat, and the cell right below it, the
     /// move that loses.
+    #[inline]
     fn threat_wins(&self, own: u64, threats: u64, tops: u64, empty: u64, odd: u64) -> bool {
         let mut rest = threats;
         while rest != 0 {

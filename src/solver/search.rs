@@ -177,24 +177,64 @@ impl Solver {
     /// (MTD(f) then skips the scores between). The side to move must not be
     /// able to win at once (every caller checks).
     pub(super) fn negamax(&mut self, pos: &Pos, alpha: i32, beta: i32) -> i32 {
-        let slot = self.table.slot(self.key_of(pos));
-        self.negamax_at(pos, slot, Known::default(), alpha, beta)
+        let (slot, known) = (self.table.slot(self.key_of(pos)), Known::default());
+        let specialised = self.tech.specialised;
+        let standard = specialised && self.geo.is_standard();
+        #[cfg(target_arch = "x86_64")]
+        if specialised && Bmi::<false>::detected() {
+            // SAFETY: this CPU has every feature `negamax_bmi` is compiled for.
+            return unsafe {
+                if standard {
+                    self.negamax_bmi::<true>(pos, slot, known, alpha, beta)
+                } else {
+                    self.negamax_bmi::<false>(pos, slot, known, alpha, beta)
+                }
+            };
+        }
+        if standard {
+            Portable::<true>::negamax(self, pos, slot, known, alpha, beta)
+        } else {
+            Portable::<false>::negamax(self, pos, slot, known, alpha, beta)
+        }
+    }
+
+    /// The geometry the search of flavour `F` reads: the constant
+    /// [`Geometry::STANDARD`] when `F` is for it, else this solver's.
+    #[inline(always)]
+    fn geo<F: Flavor>(&self) -> &Geometry {
+        if F::STANDARD {
+            &Geometry::STANDARD
+        } else {
+            &self.geo
+        }
+    }
+
+    /// The search compiled for x86-64 with the bit-manipulation
+    /// instructions (`popcnt` counts winning cells in one instruction
+    /// rather than a dozen, BMI1/2 and `lzcnt` shorten masks, shifts and
+    /// work logarithms); everything it calls is inlined into it, so it all
+    /// gets them.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
+    fn negamax_bmi<const STANDARD: bool>(&mut self, pos: &Pos, slot: Slot, known: Known, alpha: i32, beta: i32) -> i32 {
+        self.negamax_at::<Bmi<STANDARD>>(pos, slot, known, alpha, beta)
     }
 
     /// [`Solver::negamax`] with `pos`'s table slot already found, and what
-    /// is known of its winning cells.
-    fn negamax_at(&mut self, pos: &Pos, slot: Slot, known: Known, mut alpha: i32, mut beta: i32) -> i32 {
+    /// is known of its winning cells; children are searched through `I`.
+    #[inline(always)]
+    fn negamax_at<I: Flavor>(&mut self, pos: &Pos, slot: Slot, known: Known, mut alpha: i32, mut beta: i32) -> i32 {
         if self.stop() {
             return 0;
         }
         let start = self.nodes;
         let tech = self.tech;
-        let (cells, n) = (self.geo.cells as i32, pos.moves as i32);
+        let (cells, n) = (self.geo::<I>().cells as i32, pos.moves as i32);
         let mut opponent_wins = known.opponent;
         let next = if tech.non_losing {
-            let wins = opponent_wins.unwrap_or_else(|| pos.opponent_winning_cells(&self.geo));
+            let wins = opponent_wins.unwrap_or_else(|| pos.opponent_winning_cells(self.geo::<I>()));
             opponent_wins = Some(wins);
-            let next = pos.non_losing_moves_given(&self.geo, wins);
+            let next = pos.non_losing_moves_given(self.geo::<I>(), wins);
             if next == 0 {
                 // Every move lets the opponent win at once.
                 return -(cells - n) / 2;
@@ -210,7 +250,7 @@ impl Solver {
             }
             next
         } else {
-            match pos.possible(&self.geo) {
+            match pos.possible(self.geo::<I>()) {
                 0 => return 0,
                 next => next,
             }
@@ -237,7 +277,7 @@ impl Solver {
             }
         }
         if tech.claimeven {
-            match self.geo.claimeven(pos, opponent_wins, alpha, beta) {
+            match self.geo::<I>().claimeven(pos, opponent_wins, alpha, beta) {
                 Claim::Nothing => {}
                 Claim::AtMost(hi) => {
                     if alpha >= hi {
@@ -259,7 +299,7 @@ impl Solver {
             opponent: opponent_wins,
             ..known
         };
-        let len = match self.order_moves(pos, next, known, &mut list, &mut kids) {
+        let len = match self.order_moves::<I>(pos, next, known, &mut list, &mut kids) {
             Some(len) => len,
             None => {
                 // A move leaves two threats the opponent cannot both stop.
@@ -280,7 +320,7 @@ impl Solver {
             }
         }
         let store = use_table.then_some((slot, start));
-        self.search_moves(pos, store, &list[..len], &kids, alpha, beta)
+        self.search_moves::<I>(pos, store, &list[..len], &kids, alpha, beta)
     }
 
     /// The child of `col`, written by `order_moves` for every column of the
@@ -295,7 +335,8 @@ impl Solver {
     /// Searches the ordered moves of `pos` in the window and stores the
     /// result's bound in `store`'s slot (if any), with the nodes counted
     /// since `store`'s node count as its work.
-    fn search_moves(
+    #[inline(always)]
+    fn search_moves<I: Flavor>(
         &mut self,
         pos: &Pos,
         store: Option<(Slot, u64)>,
@@ -305,18 +346,18 @@ impl Solver {
         beta: i32,
     ) -> i32 {
         let tech = self.tech;
-        let (cells, n) = (self.geo.cells as i32, pos.moves as i32);
+        let (cells, n) = (self.geo::<I>().cells as i32, pos.moves as i32);
         let alpha0 = alpha;
         let mut best = NO_LO;
         for &(col, _) in list {
             let kid = *Self::kid(kids, col);
             let child = kid.pos;
-            let s = if !tech.non_losing && child.can_win_next(&self.geo) {
+            let s = if !tech.non_losing && child.can_win_next(self.geo::<I>()) {
                 // Without the non-losing filter the child may win at once,
                 // which negamax must not be asked.
                 -(cells - n) / 2
             } else {
-                -self.negamax_at(&child, kid.slot, kid.cells, -beta, -alpha)
+                -I::negamax(self, &child, kid.slot, kid.cells, -beta, -alpha)
             };
             if self.aborted {
                 return 0;
@@ -342,8 +383,8 @@ impl Solver {
     /// Fills `list` with the moves of `next` (one bit a column), best first,
     /// and returns how many; `None` when one of them wins by force (see
     /// [`Techniques::double_threat`](super::Techniques::double_threat)).
-    #[inline]
-    fn order_moves(
+    #[inline(always)]
+    fn order_moves<I: Flavor>(
         &self,
         pos: &Pos,
         next: u64,
@@ -351,7 +392,7 @@ impl Solver {
         list: &mut [(u32, u32); MAX_COLS],
         kids: &mut Children,
     ) -> Option<usize> {
-        let g = &self.geo;
+        let g = self.geo::<I>();
         let tech = self.tech;
         let scored = tech.order == MoveOrder::CentreThenThreats;
         let double = tech.double_threat && tech.non_losing;
@@ -362,16 +403,22 @@ impl Solver {
         } else {
             0
         };
-        let mut len = 0;
+        let col_at = |i: u32| match tech.order {
+            MoveOrder::LeftToRight => i,
+            _ => g.order[i as usize] as u32,
+        };
+        // The moves as one bit each, in the order they are tried: the loop
+        // below then visits only them, rather than testing every column
+        // (a branch the CPU mispredicted twice a node).
+        let mut todo = 0u32;
         for i in 0..g.cols {
-            let col = match tech.order {
-                MoveOrder::LeftToRight => i,
-                _ => g.order[i as usize] as u32,
-            };
+            todo |= ((next & g.column_mask(col_at(i)) != 0) as u32) << i;
+        }
+        let mut len = 0;
+        while todo != 0 {
+            let col = col_at(todo.trailing_zeros());
+            todo &= todo - 1;
             let mv = next & g.column_mask(col);
-            if mv == 0 {
-                continue;
-            }
             let mut child = *pos;
             child.play(g, col);
             let slot = self.table.slot(self.key_of(&child));
@@ -427,6 +474,49 @@ impl Solver {
             }
         }
         None
+    }
+}
+
+/// One compiled copy of the search: the instruction set it may use, and
+/// whether it is for [`Geometry::STANDARD`] (whose masks and shifts are then
+/// constants). A child is searched by the same copy as its parent.
+trait Flavor {
+    const STANDARD: bool;
+    fn negamax(s: &mut Solver, pos: &Pos, slot: Slot, known: Known, alpha: i32, beta: i32) -> i32;
+}
+
+/// Any CPU: the target's baseline instructions.
+struct Portable<const STANDARD: bool>;
+
+impl<const STANDARD: bool> Flavor for Portable<STANDARD> {
+    const STANDARD: bool = STANDARD;
+    fn negamax(s: &mut Solver, pos: &Pos, slot: Slot, known: Known, alpha: i32, beta: i32) -> i32 {
+        s.negamax_at::<Self>(pos, slot, known, alpha, beta)
+    }
+}
+
+/// x86-64 with `popcnt`, BMI1, BMI2 and `lzcnt` (Haswell, Zen and later).
+#[cfg(target_arch = "x86_64")]
+struct Bmi<const STANDARD: bool>;
+
+#[cfg(target_arch = "x86_64")]
+impl<const STANDARD: bool> Bmi<STANDARD> {
+    /// Whether this CPU has them (cached by the standard library).
+    #[inline]
+    fn detected() -> bool {
+        use std::arch::is_x86_feature_detected as has;
+        has!("popcnt") && has!("bmi1") && has!("bmi2") && has!("lzcnt")
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<const STANDARD: bool> Flavor for Bmi<STANDARD> {
+    const STANDARD: bool = STANDARD;
+    #[inline(always)]
+    fn negamax(s: &mut Solver, pos: &Pos, slot: Slot, known: Known, alpha: i32, beta: i32) -> i32 {
+        // SAFETY: only `negamax_bmi`'s search calls this, after
+        // `Bmi::detected` said yes.
+        unsafe { s.negamax_bmi::<STANDARD>(pos, slot, known, alpha, beta) }
     }
 }
 

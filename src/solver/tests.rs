@@ -243,6 +243,7 @@ fn every_technique_gives_the_same_scores() {
                 first_guess: bits & 256 != 0,
                 even_table: bits & 512 != 0,
                 claimeven: bits & 1024 != 0,
+                specialised: true,
                 order,
             };
             let mut s = Solver::new(c, 10).unwrap();
@@ -311,6 +312,28 @@ fn known_6x7_scores() {
 fn late_6x7_positions_match_brute_force() {
     let c = BoardConfig::default();
     check_against_brute(c, 150, 30, 42);
+}
+
+/// The copies of the search compiled for 6×7 and for the CPU's bit
+/// instructions give the portable copy's scores and node counts, on 6×7
+/// (its own copy) and on 7×6 (the generic copies), middle-game positions.
+#[test]
+fn specialised_copies_search_as_the_portable_one() {
+    for (c, min_ply) in [(BoardConfig::default(), 16), (cfg(7, 6, 4), 18)] {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut fast = Solver::new(c, 16).unwrap();
+        let mut portable = Solver::new(c, 16).unwrap();
+        portable.set_techniques(Techniques {
+            specialised: false,
+            ..Techniques::ALL
+        });
+        for _ in 0..12 {
+            let moves = random_moves(&fast, &mut rng, min_ply);
+            let p = fast.position(&moves).unwrap();
+            assert_eq!(fast.scores(&p, None), portable.scores(&p, None), "{c:?} {moves:?}");
+            assert_eq!(fast.nodes(), portable.nodes(), "{c:?} {moves:?}");
+        }
+    }
 }
 
 /// The 7 first moves of 6×7: Pons' scores -2, -1, 0, 1, 0, -1, -2 (only
