@@ -527,5 +527,6 @@ impl<const STANDARD: bool> Flavor for Bmi<STANDARD> {
 #[inline]
 fn forced_win(g: &Geometry, wins: u64, mask: u64) -> bool {
     let playable = wins & ((mask + g.bottom) & g.board);
-    playable != 0 && (playable & (playable - 1) != 0 || playable & (wins >> 1) != 0)
+    // Two bits, or one under another winning cell (none if none playable).
+    (playable & playable.wrapping_sub(1)) | (playable & (wins >> 1)) != 0
 }
