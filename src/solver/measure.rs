@@ -246,6 +246,8 @@ fn time_lines() {
             "first_guess" => tech.first_guess = on,
             "even_table" => tech.even_table = on,
             "claimeven" => tech.claimeven = on,
+            "specialised" => tech.specialised = on,
+            "threat_parity" => tech.threat_parity = on,
             other => panic!("no switch {other}"),
         }
     }

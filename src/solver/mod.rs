@@ -158,6 +158,11 @@ pub struct Techniques {
     /// `search.rs`), where they apply; off, the one portable copy. The same
     /// nodes either way, only faster.
     pub specialised: bool,
+    /// With [`MoveOrder::CentreThenThreats`]: a winning cell a move makes
+    /// counts one and a half when it lies on the mover's rows (the first
+    /// player's 1st, 3rd, 5th … from the bottom, the second player's 2nd,
+    /// 4th …), where Allis' parity rules make threats decide games.
+    pub threat_parity: bool,
 }
 
 impl Techniques {
@@ -180,6 +185,7 @@ impl Techniques {
         even_table: false,
         claimeven: true,
         specialised: true,
+        threat_parity: true,
     };
     /// Plain alpha–beta on bitboards, columns left to right.
     pub const NONE: Techniques = Techniques {
@@ -197,6 +203,7 @@ impl Techniques {
         even_table: false,
         claimeven: false,
         specialised: false,
+        threat_parity: false,
     };
 }
 

@@ -43,6 +43,10 @@ pub(crate) struct Geometry {
     /// `rows`: where the next free cell of every column lies when each
     /// column has an even number of empty cells (see [`Geometry::claimeven`]).
     pub even_tops: u64,
+    /// The cells of rows 1, 3, 5, … from the bottom: where the first
+    /// player's threats count (Allis' odd threats), the others being the
+    /// second player's.
+    pub first_rows: u64,
     /// The playable cells of the column of each bit (0 past the last
     /// column): a column from one of its cells without a division.
     column_of: [u64; 64],
@@ -125,6 +129,12 @@ impl Geometry {
             row |= 1u64 << r;
             r += 2;
         }
+        let mut first = 0u64;
+        let mut r = 0;
+        while r < rows {
+            first |= 1u64 << r;
+            r += 2;
+        }
         let mut column_of = [0u64; 64];
         let mut bit = 0;
         while bit < h1 * cols {
@@ -133,6 +143,7 @@ impl Geometry {
         }
         Geometry {
             even_tops: bottom.wrapping_mul(row),
+            first_rows: bottom.wrapping_mul(first),
             column_of,
             rows,
             cols,

@@ -414,6 +414,13 @@ impl Solver {
         for i in 0..g.cols {
             todo |= ((next & g.column_mask(col_at(i)) != 0) as u32) << i;
         }
+        // The mover's threats on its own rows count half again (see
+        // `Techniques::threat_parity`).
+        let good = match (tech.threat_parity, pos.moves % 2 == 0) {
+            (false, _) => 0,
+            (true, true) => g.first_rows,
+            (true, false) => g.board ^ g.first_rows,
+        };
         let mut len = 0;
         while todo != 0 {
             let col = col_at(todo.trailing_zeros());
@@ -444,7 +451,7 @@ impl Solver {
                     match (scored, mv & spoil != 0) {
                         (false, _) => 0,
                         (true, true) => 0,
-                        (true, false) => wins.count_ones() + 1,
+                        (true, false) => 2 * wins.count_ones() + (wins & good).count_ones() + 1,
                     }
                 }
                 None => 0,

@@ -244,6 +244,7 @@ fn every_technique_gives_the_same_scores() {
                 even_table: bits & 512 != 0,
                 claimeven: bits & 1024 != 0,
                 specialised: true,
+                threat_parity: bits & 1 == 0,
                 order,
             };
             let mut s = Solver::new(c, 10).unwrap();
