@@ -248,6 +248,7 @@ fn time_lines() {
             "claimeven" => tech.claimeven = on,
             "specialised" => tech.specialised = on,
             "threat_parity" => tech.threat_parity = on,
+            "dead_threats" => tech.dead_threats = on,
             other => panic!("no switch {other}"),
         }
     }

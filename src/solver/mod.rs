@@ -163,6 +163,12 @@ pub struct Techniques {
     /// player's 1st, 3rd, 5th … from the bottom, the second player's 2nd,
     /// 4th …), where Allis' parity rules make threats decide games.
     pub threat_parity: bool,
+    /// With [`MoveOrder::CentreThenThreats`]: a winning cell a move makes
+    /// counts for nothing when it lies above one of the opponent's in the
+    /// same column: to fill the column up to it, someone must first play
+    /// under the opponent's, and blocking that only lets the opponent
+    /// block ours on top.
+    pub dead_threats: bool,
 }
 
 impl Techniques {
@@ -186,6 +192,7 @@ impl Techniques {
         claimeven: true,
         specialised: true,
         threat_parity: true,
+        dead_threats: true,
     };
     /// Plain alpha–beta on bitboards, columns left to right.
     pub const NONE: Techniques = Techniques {
@@ -204,6 +211,7 @@ impl Techniques {
         claimeven: false,
         specialised: false,
         threat_parity: false,
+        dead_threats: false,
     };
 }
 

@@ -339,6 +339,22 @@ impl Geometry {
         false
     }
 
+    /// The cells above any of `cells` in the same column: a fill upwards by
+    /// doubling shifts, each kept inside the columns by the cells whose
+    /// span below lies within the board (the sentinels stop it).
+    #[inline]
+    pub fn above(&self, cells: u64) -> u64 {
+        let mut inside = self.board;
+        let mut up = (cells << 1) & inside;
+        let mut shift = 1;
+        while shift < self.rows {
+            up |= inside & (up << shift);
+            inside &= inside << shift;
+            shift *= 2;
+        }
+        up
+    }
+
     /// Whether `p` holds a complete line.
     #[inline]
     pub fn has_line(&self, p: u64) -> bool {

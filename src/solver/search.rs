@@ -421,6 +421,12 @@ impl Solver {
             (true, true) => g.first_rows,
             (true, false) => g.board ^ g.first_rows,
         };
+        // The opponent's winning cells after a move: ours above one of them
+        // count for nothing (see `Techniques::dead_threats`).
+        let dead = |mv: u64| match (tech.dead_threats, known.opponent) {
+            (true, Some(theirs)) => g.above(theirs & !mv),
+            _ => 0,
+        };
         let mut len = 0;
         while todo != 0 {
             let col = col_at(todo.trailing_zeros());
@@ -451,7 +457,10 @@ impl Solver {
                     match (scored, mv & spoil != 0) {
                         (false, _) => 0,
                         (true, true) => 0,
-                        (true, false) => 2 * wins.count_ones() + (wins & good).count_ones() + 1,
+                        (true, false) => {
+                            let live = wins & !dead(mv);
+                            2 * live.count_ones() + (live & good).count_ones() + 1
+                        }
                     }
                 }
                 None => 0,

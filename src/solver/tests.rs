@@ -245,6 +245,7 @@ fn every_technique_gives_the_same_scores() {
                 claimeven: bits & 1024 != 0,
                 specialised: true,
                 threat_parity: bits & 1 == 0,
+                dead_threats: bits & 2 == 0,
                 order,
             };
             let mut s = Solver::new(c, 10).unwrap();
@@ -580,6 +581,28 @@ fn only_the_game_module_is_imported() {
                 "{name} uses crate::{}",
                 &rest[..rest.len().min(20)]
             );
+        }
+    }
+}
+
+/// `Geometry::above` fills each column up from a cell to the top, never
+/// into the sentinel or the next column, on boards of several heights.
+#[test]
+fn cells_above_stay_in_their_column() {
+    for (rows, cols) in [(6, 7), (7, 6), (4, 5), (9, 6), (3, 12)] {
+        let g = super::position::Geometry::new(cfg(rows, cols, 3)).unwrap();
+        let h1 = rows as u32 + 1;
+        for c in 0..cols as u32 {
+            for r in 0..rows as u32 {
+                let cell = 1u64 << (c * h1 + r);
+                let want: u64 = (r + 1..rows as u32).map(|rr| 1u64 << (c * h1 + rr)).sum();
+                assert_eq!(g.above(cell), want, "{rows}x{cols} column {c} row {r}");
+                // With a lower cell of the next column too, the fills add up.
+                if c + 1 < cols as u32 {
+                    let next = 1u64 << ((c + 1) * h1);
+                    assert_eq!(g.above(cell | next), want | g.above(next));
+                }
+            }
         }
     }
 }
