@@ -350,14 +350,14 @@ impl Solver {
         let alpha0 = alpha;
         let mut best = NO_LO;
         for &(col, _) in list {
-            let kid = *Self::kid(kids, col);
-            let child = kid.pos;
+            let kid = Self::kid(kids, col);
+            let child = &kid.pos;
             let s = if !tech.non_losing && child.can_win_next(self.geo::<I>()) {
                 // Without the non-losing filter the child may win at once,
                 // which negamax must not be asked.
                 -(cells - n) / 2
             } else {
-                -I::negamax(self, &child, kid.slot, kid.cells, -beta, -alpha)
+                -I::negamax(self, child, kid.slot, kid.cells, -beta, -alpha)
             };
             if self.aborted {
                 return 0;
