@@ -423,9 +423,19 @@ impl Solver {
         };
         // The opponent's winning cells after a move: ours above one of them
         // count for nothing (see `Techniques::dead_threats`).
-        let dead = |mv: u64| match (tech.dead_threats, known.opponent) {
-            (true, Some(theirs)) => g.above(theirs & !mv),
+        // Filled once a node: only a move that blocks one of the
+        // opponent's cells (then the node's only move) changes it.
+        let theirs = match (tech.dead_threats, known.opponent) {
+            (true, Some(theirs)) => theirs,
             _ => 0,
+        };
+        let dead_now = g.above(theirs);
+        let dead = |mv: u64| {
+            if mv & theirs == 0 {
+                dead_now
+            } else {
+                g.above(theirs & !mv)
+            }
         };
         let mut len = 0;
         while todo != 0 {
