@@ -339,6 +339,29 @@ impl Geometry {
         false
     }
 
+    /// The columns of `moves` (at most one cell a column) as one bit each:
+    /// bit `i` for the `i`-th column of the centre order if `centre`, else
+    /// for column `i`.
+    #[inline(always)]
+    pub fn move_bits(&self, moves: u64, centre: bool) -> u32 {
+        if self.rows == 6 && self.cols == 7 {
+            // A cell in a column's six carries the column's 0b111111 into
+            // its sentinel; one multiply gathers the seven sentinels (each
+            // term lands on its own bit, so nothing carries), and a table
+            // puts them in centre order.
+            let tops = ((moves + self.board) & !self.board) >> 6;
+            const GATHER: u64 = 1 << 36 | 1 << 30 | 1 << 24 | 1 << 18 | 1 << 12 | 1 << 6 | 1;
+            let flags = (tops.wrapping_mul(GATHER) >> 36) as usize & 127;
+            return if centre { CENTRE7[flags] as u32 } else { flags as u32 };
+        }
+        let mut bits = 0;
+        for i in 0..self.cols {
+            let col = if centre { self.order[i as usize] as u32 } else { i };
+            bits |= ((moves & self.column_mask(col) != 0) as u32) << i;
+        }
+        bits
+    }
+
     /// The cells above any of `cells` in the same column: a fill upwards by
     /// doubling shifts, each kept inside the columns by the cells whose
     /// span below lies within the board (the sentinels stop it).
@@ -375,6 +398,23 @@ impl Geometry {
         })
     }
 }
+
+/// Seven columns' flags (bit `c` for column `c`) in centre order (bit `i`
+/// for the `i`-th of 3, 2, 4, 1, 5, 0, 6).
+const CENTRE7: [u8; 128] = {
+    let order = [3, 2, 4, 1, 5, 0, 6];
+    let mut t = [0u8; 128];
+    let mut flags = 0;
+    while flags < 128 {
+        let mut i = 0;
+        while i < 7 {
+            t[flags] |= ((flags >> order[i] & 1) << i) as u8;
+            i += 1;
+        }
+        flags += 1;
+    }
+    t
+};
 
 /// What [`Geometry::claimeven`] proves of a position's score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

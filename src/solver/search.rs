@@ -410,10 +410,7 @@ impl Solver {
         // The moves as one bit each, in the order they are tried: the loop
         // below then visits only them, rather than testing every column
         // (a branch the CPU mispredicted twice a node).
-        let mut todo = 0u32;
-        for i in 0..g.cols {
-            todo |= ((next & g.column_mask(col_at(i)) != 0) as u32) << i;
-        }
+        let mut todo = g.move_bits(next, tech.order != MoveOrder::LeftToRight);
         // The mover's threats on its own rows count half again (see
         // `Techniques::threat_parity`).
         let good = match (tech.threat_parity, pos.moves % 2 == 0) {

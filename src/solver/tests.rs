@@ -606,3 +606,27 @@ fn cells_above_stay_in_their_column() {
         }
     }
 }
+
+/// `Geometry::move_bits`'s multiply for 6×7 gives the plain loop's bits for
+/// every set of columns and every height of their cells, in both orders.
+#[test]
+fn move_bits_of_6x7_match_the_loop() {
+    let g = super::position::Geometry::new(BoardConfig::default()).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for cols in 0..128u32 {
+        for _ in 0..20 {
+            let moves: u64 = (0..7)
+                .filter(|c| cols >> c & 1 == 1)
+                .map(|c| 1u64 << (c * 7 + rng.gen_range(0..6)))
+                .sum();
+            for centre in [false, true] {
+                let mut want = 0;
+                for i in 0..7 {
+                    let col = if centre { g.order[i as usize] as u32 } else { i };
+                    want |= ((moves & g.column_mask(col) != 0) as u32) << i;
+                }
+                assert_eq!(g.move_bits(moves, centre), want, "{moves:#x} {centre}");
+            }
+        }
+    }
+}
