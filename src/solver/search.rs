@@ -4,7 +4,7 @@
 
 use super::position::{Claim, Geometry, Pos, MAX_COLS};
 use super::table::{work_of, Slot};
-use super::{MoveOrder, Solver, ETC_MIN_EMPTY, NO_HI, NO_LO};
+use super::{MoveOrder, Solver, Techniques, ETC_MIN_EMPTY, NO_HI, NO_LO};
 use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -179,7 +179,7 @@ impl Solver {
     pub(super) fn negamax(&mut self, pos: &Pos, alpha: i32, beta: i32) -> i32 {
         let (slot, known) = (self.table.slot(self.key_of(pos)), Known::default());
         let specialised = self.tech.specialised;
-        let standard = specialised && self.geo.is_standard();
+        let standard = specialised && self.geo.is_standard() && searches_as_all(&self.tech);
         #[cfg(target_arch = "x86_64")]
         if specialised && Bmi::<false>::detected() {
             // SAFETY: this CPU has every feature `negamax_bmi` is compiled for.
@@ -209,6 +209,18 @@ impl Solver {
         }
     }
 
+    /// The techniques the search of flavour `F` uses: the constant
+    /// [`Techniques::ALL`] when `F` is for the standard search (its
+    /// switches then cost nothing at run time), else this solver's.
+    #[inline(always)]
+    fn tech<F: Flavor>(&self) -> Techniques {
+        if F::STANDARD {
+            Techniques::ALL
+        } else {
+            self.tech
+        }
+    }
+
     /// The search compiled for x86-64 with the bit-manipulation
     /// instructions (`popcnt` counts winning cells in one instruction
     /// rather than a dozen, BMI1/2 and `lzcnt` shorten masks, shifts and
@@ -228,7 +240,7 @@ impl Solver {
             return 0;
         }
         let start = self.nodes;
-        let tech = self.tech;
+        let tech = self.tech::<I>();
         let (cells, n) = (self.geo::<I>().cells as i32, pos.moves as i32);
         let mut opponent_wins = known.opponent;
         let next = if tech.non_losing {
@@ -345,7 +357,7 @@ impl Solver {
         mut alpha: i32,
         beta: i32,
     ) -> i32 {
-        let tech = self.tech;
+        let tech = self.tech::<I>();
         let (cells, n) = (self.geo::<I>().cells as i32, pos.moves as i32);
         let alpha0 = alpha;
         let mut best = NO_LO;
@@ -393,7 +405,7 @@ impl Solver {
         kids: &mut Children,
     ) -> Option<usize> {
         let g = self.geo::<I>();
-        let tech = self.tech;
+        let tech = self.tech::<I>();
         let scored = tech.order == MoveOrder::CentreThenThreats;
         let double = tech.double_threat && tech.non_losing;
         // Own winning cells now: a move right below one lets the opponent
@@ -441,7 +453,12 @@ impl Solver {
             let mv = next & g.column_mask(col);
             let mut child = *pos;
             child.play(g, col);
-            let slot = self.table.slot(self.key_of(&child));
+            let key = if tech.symmetry {
+                child.symmetric_key()
+            } else {
+                child.key()
+            };
+            let slot = self.table.slot(key);
             if tech.table {
                 self.table.prefetch(slot);
             }
@@ -501,7 +518,8 @@ impl Solver {
 }
 
 /// One compiled copy of the search: the instruction set it may use, and
-/// whether it is for [`Geometry::STANDARD`] (whose masks and shifts are then
+/// whether it is the standard search, [`Geometry::STANDARD`] under
+/// [`Techniques::ALL`] (whose masks, shifts and switches are then
 /// constants). A child is searched by the same copy as its parent.
 trait Flavor {
     const STANDARD: bool;
@@ -541,6 +559,22 @@ impl<const STANDARD: bool> Flavor for Bmi<STANDARD> {
         // `Bmi::detected` said yes.
         unsafe { s.negamax_bmi::<STANDARD>(pos, slot, known, alpha, beta) }
     }
+}
+
+/// Whether the search under `t` is the search under [`Techniques::ALL`]:
+/// the switches of the driver above it (the window and the probes) may
+/// differ, since only the driver reads them (threads helping with a column
+/// flip `aspiration`).
+fn searches_as_all(t: &Techniques) -> bool {
+    let all = Techniques::ALL;
+    let driver = Techniques {
+        null_window: all.null_window,
+        aspiration: all.aspiration,
+        root_bounds: all.root_bounds,
+        first_guess: all.first_guess,
+        ..*t
+    };
+    driver == all
 }
 
 /// Whether the side that just moved (its pieces' winning cells `wins`,

@@ -1,16 +1,19 @@
 //! The transposition table: both bounds of a position's score, by key, in
 //! 8-byte words, two to a bucket, that threads share without locks.
 //!
-//! The table has a prime number `p` of buckets. A key goes to bucket
-//! `key mod p` and its word stores the quotient `key / p`: bucket and
-//! quotient together give the key back, so a hit is never a collision (Pons'
-//! trick, with the quotient instead of the low bits, which needs no condition
-//! on `p` beyond `key / p` fitting the word). A word packs
-//! `(quotient + 1) << 19 | work << 14 | (lo + 64) << 7 | (hi + 64)`; 0 is
-//! empty. `work` is `log2` of the nodes the search that stored it took.
-//! Keys have `(rows + 1) × cols` bits; [`Table::new`] makes `p` large enough
-//! that every quotient fits 45 bits (for 6×7's 49-bit keys, any table of 64
-//! words or more).
+//! The table has `2^b` buckets. A key of `k` bits is first mixed by a
+//! multiply with an odd constant, modulo `2^k`, which is a bijection of the
+//! `k`-bit keys: the mixed key's top `b` bits pick the bucket and its other
+//! `k - b` bits, the *quotient*, are what the word stores. Bucket and
+//! quotient together give the mixed key, hence the key, back, so a hit is
+//! never a collision (Pons' trick, with a power-of-two table: one 64-bit
+//! multiply a key, where a prime number of buckets took a 128-bit multiply
+//! and a correction; the search computes a slot for every child). A word
+//! packs `(quotient + 1) << 19 | work << 14 | (lo + 64) << 7 | (hi + 64)`;
+//! 0 is empty. `work` is `log2` of the nodes the search that stored it
+//! took. Keys have `(rows + 1) × cols` bits; [`Table::new`] makes `b` large
+//! enough that every quotient fits 45 bits (for 6×7's 49-bit keys, any
+//! table of 32 words or more).
 //!
 //! Why two words: with one word a bucket, every store replaces what was
 //! there, and a cheap position near the leaves pushes out one whose search
@@ -45,13 +48,18 @@ const WORK_BITS: u32 = 5;
 struct Bucket([AtomicU64; 2]);
 
 pub(crate) struct Table {
+    /// `2^b` buckets.
     buckets: Vec<Bucket>,
-    /// The prime number of buckets.
-    p: u64,
-    /// `floor(2^64 / p) + 1`: `key * magic >> 64` is `key / p` or one more
-    /// (see [`Table::slot`]), a multiply instead of a division.
-    magic: u64,
+    /// The low `k` bits: the keys' bits.
+    key_mask: u64,
+    /// `k - b`: the quotient's bits.
+    shift: u32,
 }
+
+/// The mixing multiplier (odd, so a bijection modulo any power of two):
+/// `2^64` divided by the golden ratio, as in Fibonacci hashing, whose top
+/// bits depend on every bit of the key.
+const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Where a key lives: its bucket and the quotient stored there.
 #[derive(Clone, Copy)]
@@ -84,12 +92,6 @@ fn huge_pages<T>(v: &Vec<T>) {
     let _ = v;
 }
 
-/// The largest prime at most `n` (`n ≥ 2`).
-fn prime_at_most(n: u64) -> u64 {
-    let is_prime = |m: u64| m >= 2 && (2..).take_while(|d| d * d <= m).all(|d| m % d != 0);
-    (2..=n).rev().find(|&m| is_prime(m)).unwrap_or(2)
-}
-
 /// `log2` of a search's node count, the work a word keeps.
 #[inline]
 pub(crate) fn work_of(nodes: u64) -> u32 {
@@ -112,34 +114,31 @@ fn work(w: u64) -> u32 {
 }
 
 impl Table {
-    /// About `2^log2` words of 8 bytes (two in each of the largest prime
-    /// number of buckets at most `2^(log2 - 1)`), for keys of `key_bits`
-    /// bits; grown if needed so quotients fit.
+    /// About `2^log2` words of 8 bytes (two in each of `2^(log2 - 1)`
+    /// buckets), for keys of `key_bits` bits; grown if needed so quotients
+    /// fit, and no larger than one word a key.
     pub fn new(log2: u32, key_bits: u32) -> Table {
-        let log2 = log2.max(key_bits.saturating_sub(QUOTIENT_BITS) + 2).max(2);
-        let p = prime_at_most(1u64 << (log2 - 1));
-        let mut buckets = Vec::with_capacity(p as usize);
+        let key_bits = key_bits.clamp(1, 64);
+        let log2 = log2.max(key_bits.saturating_sub(QUOTIENT_BITS) + 1).max(2);
+        let b = (log2 - 1).min(key_bits);
+        let mut buckets = Vec::with_capacity(1 << b);
         huge_pages(&buckets);
-        buckets.resize_with(p as usize, || Bucket([AtomicU64::new(0), AtomicU64::new(0)]));
+        buckets.resize_with(1 << b, || Bucket([AtomicU64::new(0), AtomicU64::new(0)]));
         Table {
             buckets,
-            p,
-            magic: (u64::MAX / p).wrapping_add(1),
+            key_mask: u64::MAX >> (64 - key_bits),
+            shift: key_bits - b,
         }
     }
 
-    /// `key mod p` and `key / p` without a division: with `magic` above
-    /// `2^64 / p` by less than 1, `key * magic / 2^64` exceeds `key / p` by
-    /// less than `key / 2^64 < 1`, so its floor is the quotient or one more.
+    /// The mixed key (see the module doc): its top bits are the bucket,
+    /// the rest the quotient.
     #[inline]
     pub fn slot(&self, key: u64) -> Slot {
-        let mut q = ((key as u128 * self.magic as u128) >> 64) as u64;
-        if q as u128 * self.p as u128 > key as u128 {
-            q -= 1;
-        }
+        let h = key.wrapping_mul(MIX) & self.key_mask;
         Slot {
-            index: (key - q * self.p) as usize,
-            q,
+            index: (h >> self.shift) as usize,
+            q: h & !(u64::MAX << self.shift),
         }
     }
 
@@ -238,29 +237,37 @@ impl Table {
 mod tests {
     use super::*;
 
-    #[test]
-    fn slots_divide_exactly() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        for log2 in [1, 3, 10, 17, 24] {
-            let t = Table::new(log2, 20);
-            for k in (0..2000u64).chain([u64::MAX, u64::MAX - 1, t.p, t.p - 1, t.p + 1]) {
-                let k = if k < 2000 {
-                    rng.gen::<u64>() >> rng.gen_range(0..64)
-                } else {
-                    k
-                };
-                let s = t.slot(k);
-                assert_eq!((s.index as u64, s.q), (k % t.p, k / t.p), "{k} mod {}", t.p);
-            }
+    /// The key of bucket `index` and quotient `q`: the mix undone by the
+    /// inverse of `MIX` modulo `2^64` (Newton's iteration doubles the
+    /// correct low bits each step).
+    fn key_at(t: &Table, index: usize, q: u64) -> u64 {
+        let mut inv = MIX;
+        for _ in 0..6 {
+            inv = inv.wrapping_mul(2u64.wrapping_sub(MIX.wrapping_mul(inv)));
         }
+        ((index as u64) << t.shift | q).wrapping_mul(inv) & t.key_mask
     }
 
     #[test]
-    fn primes() {
-        assert_eq!(prime_at_most(2), 2);
-        assert_eq!(prime_at_most(16), 13);
-        assert_eq!(prime_at_most(1 << 10), 1021);
+    fn slots_give_the_key_back() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for (log2, bits) in [(1, 20), (3, 20), (10, 49), (17, 49), (24, 49), (19, 64), (4, 64)] {
+            let t = Table::new(log2, bits);
+            for _ in 0..2000 {
+                let k = rng.gen::<u64>() >> rng.gen_range(0..64) & t.key_mask;
+                let s = t.slot(k);
+                assert!(s.index < t.buckets.len() && s.q < 1 << QUOTIENT_BITS);
+                assert_eq!(key_at(&t, s.index, s.q), k, "log2 {log2}, {bits} bits");
+            }
+        }
+        // Every key of a small shape has its own slot, even in a table
+        // with more buckets than keys.
+        for log2 in [4, 12, 20] {
+            let t = Table::new(log2, 12);
+            let slots: std::collections::HashSet<_> = (0..1u64 << 12).map(|k| (t.slot(k).index, t.slot(k).q)).collect();
+            assert_eq!(slots.len(), 1 << 12);
+        }
     }
 
     #[test]
@@ -276,7 +283,7 @@ mod tests {
         t.clear();
         assert_eq!(t.get(k), None);
         let small = Table::new(3, 30);
-        assert_eq!(small.len(), 6);
+        assert_eq!(small.len(), 8);
         small.put(0, 0, -32, 32);
         assert_eq!(small.get(0), Some((-32, 32)));
     }
@@ -284,7 +291,7 @@ mod tests {
     #[test]
     fn a_bucket_keeps_the_costliest_and_the_newest() {
         let t = Table::new(10, 40);
-        let key = |i: u64| 17 + i * t.p;
+        let key = |i: u64| key_at(&t, 17, i);
         t.put(key(0), 3, -3, 63);
         // A cheaper key joins it in the bucket's second word.
         t.put(key(1), 1, 1, 2);
@@ -310,7 +317,7 @@ mod tests {
             (Some((-2, 63)), None, Some((0, 0)))
         );
         // Other buckets are untouched.
-        assert_eq!(t.get(18), None);
+        assert_eq!(t.get(key_at(&t, 18, 0)), None);
     }
 
     #[test]
