@@ -307,10 +307,11 @@ impl From<SolverError> for String {
 }
 
 impl Solver {
-    /// A solver for `cfg` with a table of about `2^table_log2` entries (8
-    /// bytes each; 24 gives 128 MiB; two in each of the largest prime number
-    /// of buckets at most half that, more on boards whose keys pass 45 bits +
-    /// `table_log2`). Errors name the limit that `cfg` breaks.
+    /// A solver for `cfg` with a table of `2^table_log2` entries (8 bytes
+    /// each; 19 gives 4 MiB, 24 128 MiB; two in each of `2^(table_log2 -
+    /// 1)` buckets, more on boards whose keys pass 44 bits + `table_log2`,
+    /// fewer where the board has fewer keys). Errors name the limit that
+    /// `cfg` breaks.
     pub fn new(cfg: BoardConfig, table_log2: u32) -> Result<Solver, SolverError> {
         let geo = Geometry::new(cfg)?;
         if table_log2 > MAX_TABLE_LOG2 {
