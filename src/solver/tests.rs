@@ -128,6 +128,17 @@ pub(super) fn random_moves(s: &Solver, rng: &mut ChaCha8Rng, min_ply: usize) -> 
     }
 }
 
+/// A seeded quiet line of `plies` moves after which the side to move cannot
+/// win at once (so every column takes a search, as in the middle of a game).
+fn searched_line(s: &Solver, rng: &mut ChaCha8Rng, plies: usize) -> Vec<usize> {
+    loop {
+        let (moves, p) = s.quiet_line(plies, rng);
+        if moves.len() == plies && !p.can_win_next(&s.geo) {
+            return moves;
+        }
+    }
+}
+
 /// Every column's score equals the brute force's on `count` random positions
 /// of each board (positions of at least `min_ply` plies, to keep the brute
 /// force small on the larger boards), with the solver's table kept between
@@ -321,7 +332,7 @@ fn late_6x7_positions_match_brute_force() {
 /// (its own copy) and on 7×6 (the generic copies), middle-game positions.
 #[test]
 fn specialised_copies_search_as_the_portable_one() {
-    for (c, min_ply) in [(BoardConfig::default(), 16), (cfg(7, 6, 4), 18)] {
+    for (c, plies) in [(BoardConfig::default(), 16), (cfg(7, 6, 4), 18)] {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
         let mut fast = Solver::new(c, 16).unwrap();
         let mut portable = Solver::new(c, 16).unwrap();
@@ -330,11 +341,52 @@ fn specialised_copies_search_as_the_portable_one() {
             ..Techniques::ALL
         });
         for _ in 0..12 {
-            let moves = random_moves(&fast, &mut rng, min_ply);
+            let moves = searched_line(&fast, &mut rng, plies);
             let p = fast.position(&moves).unwrap();
             assert_eq!(fast.scores(&p, None), portable.scores(&p, None), "{c:?} {moves:?}");
             assert_eq!(fast.nodes(), portable.nodes(), "{c:?} {moves:?}");
         }
+        assert!(fast.nodes() > 1000, "{c:?}: {} nodes", fast.nodes());
+    }
+}
+
+/// On 6×7 the copies for the default switches fold them in as constants;
+/// a solver with any of the search's switches off must not take those
+/// copies: its nodes differ from the defaults' (the scores do not).
+#[test]
+fn a_switch_turned_off_is_honoured_on_6x7() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut all = Solver::new(BoardConfig::default(), 16).unwrap();
+    let lines: Vec<Vec<usize>> = (0..6).map(|_| searched_line(&all, &mut rng, 14)).collect();
+    let count = |s: &mut Solver| {
+        let mut nodes = 0;
+        let mut scores = Vec::new();
+        for m in &lines {
+            scores.push(s.scores(&s.position(m).unwrap(), None));
+            nodes += s.nodes();
+        }
+        (scores, nodes)
+    };
+    let (scores, nodes) = count(&mut all);
+    assert!(nodes > 1000, "{nodes} nodes");
+    type Off = fn(&mut Techniques);
+    let offs: [(&str, Off); 7] = [
+        ("claimeven", |t| t.claimeven = false),
+        ("dead_threats", |t| t.dead_threats = false),
+        ("threat_parity", |t| t.threat_parity = false),
+        ("double_threat", |t| t.double_threat = false),
+        ("spoil_order", |t| t.spoil_order = false),
+        ("etc", |t| t.etc = false),
+        ("symmetry", |t| t.symmetry = false),
+    ];
+    for (name, off) in offs {
+        let mut tech = Techniques::ALL;
+        off(&mut tech);
+        let mut s = Solver::new(BoardConfig::default(), 16).unwrap();
+        s.set_techniques(tech);
+        let (theirs, their_nodes) = count(&mut s);
+        assert_eq!(theirs, scores, "{name}");
+        assert_ne!(their_nodes, nodes, "{name} off searched as the defaults");
     }
 }
 
