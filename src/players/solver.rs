@@ -159,11 +159,14 @@ impl SolverSpec {
 pub enum SolverAt<'a> {
     /// Every column's score, from the score book.
     Book(Vec<Option<i32>>),
-    /// The solver to search it with, the position, and the threads to use.
+    /// The solver to search it with, the position, the threads to use,
+    /// and the position's own score if the score book holds it (no column
+    /// scores more: see [`Solver::scores_threaded_at_most`]).
     Search {
         solver: &'a mut Solver,
         pos: Pos,
         threads: usize,
+        ceiling: Option<i32>,
     },
 }
 
@@ -234,8 +237,11 @@ impl SolverBot {
         if let Some(scores) = self.book_scores(&pos) {
             return Ok(best_of(&scores));
         }
+        // Just past the score book, the book still knows the position's
+        // own score, so only the columns' null windows are searched.
+        let known = self.book_ceiling(&pos);
         let solver = self.solver.as_mut().expect("made above");
-        Ok(solver.best_move(&pos, budget))
+        Ok(solver.best_move_scoring(&pos, budget, known))
     }
 
     /// Every column's score of `pos` from the score book, if it knows them all.
@@ -243,6 +249,13 @@ impl SolverBot {
         let solver = self.solver.as_ref()?;
         let book = self.scores.as_ref().filter(|b| b.fits(solver.config()))?;
         book.column_scores(solver, pos)
+    }
+
+    /// The score of `pos` itself from the score book (its last ply holds
+    /// positions whose columns it does not know).
+    fn book_ceiling(&self, pos: &Pos) -> Option<i32> {
+        let solver = self.solver.as_ref()?;
+        self.scores.as_ref().filter(|b| b.fits(solver.config()))?.score(pos)
     }
 
     /// Every column's score in `v`'s position (`None` for a full column or
@@ -261,9 +274,14 @@ impl SolverBot {
         if let Some(scores) = self.book_scores(&pos) {
             return Ok(SolverAt::Book(scores));
         }
-        let threads = self.threads;
+        let (threads, ceiling) = (self.threads, self.book_ceiling(&pos));
         let solver = self.solver.as_mut().expect("made above");
-        Ok(SolverAt::Search { solver, pos, threads })
+        Ok(SolverAt::Search {
+            solver,
+            pos,
+            threads,
+            ceiling,
+        })
     }
 
     /// Rebuilds the solver with the deep analysis table (once; it stays).
@@ -291,11 +309,12 @@ impl SolverBot {
         if budget.is_none() && self.grow_table && cells - v.moves.len() >= DEEP_EMPTY_CELLS {
             self.grow_for_deep_analysis(v.board.config())?;
         }
+        let ceiling = self.book_ceiling(&pos);
         Ok(self
             .solver
             .as_mut()
             .expect("made above")
-            .scores_threaded(&pos, budget, threads))
+            .scores_threaded_at_most(&pos, budget, threads, ceiling))
     }
 
     /// Below `perfect`: with the level's chance, a column drawn from every
@@ -604,13 +623,24 @@ mod tests {
         };
         let mut a = SolverBot::from_spec(&with).unwrap();
         let mut b = SolverBot::from_spec(&SolverSpec::default()).unwrap();
-        for moves in [vec![], vec![2], vec![0, 1], vec![2, 2, 3], vec![4, 4, 4, 0]] {
+        // Ply 3, the book's last: its own score, not its columns' (the
+        // searches start under it).
+        for moves in [
+            vec![],
+            vec![2],
+            vec![0, 1],
+            vec![2, 2, 3],
+            vec![1, 3, 0],
+            vec![4, 4, 4, 0],
+        ] {
             let v = view(&moves);
             assert_eq!(a.choose(&v), b.choose(&v), "{moves:?}");
             assert_eq!(a.explain(), b.explain(), "{moves:?}");
             assert_eq!(a.analyze(&v).1, b.analyze(&v).1, "{moves:?}");
         }
         assert!(a.book_scores(&solver.position(&[2]).unwrap()).is_some());
+        let last = solver.position(&[2, 2, 3]).unwrap();
+        assert!(a.book_scores(&last).is_none() && a.book_ceiling(&last).is_some());
     }
 
     /// `perfect` never slips; `easy` slips on about 60% of moves, each slip

@@ -13,6 +13,12 @@ impl Solver {
     /// scores the immediate win (known even past the budget); any other
     /// scores minus the score of the position after it.
     pub fn scores(&mut self, pos: &Pos, budget: Option<u64>) -> Vec<Option<i32>> {
+        self.scores_under(pos, budget, None)
+    }
+
+    /// [`Solver::scores`] under a `ceiling` (see
+    /// [`Solver::scores_threaded_at_most`]).
+    fn scores_under(&mut self, pos: &Pos, budget: Option<u64>, ceiling: Option<i32>) -> Vec<Option<i32>> {
         self.check(pos);
         self.start_budget(budget);
         let cols = self.geo.cols;
@@ -22,7 +28,7 @@ impl Solver {
             let v = if mirror && right_half(cols, c) {
                 scores[(cols - 1 - c) as usize]
             } else {
-                self.column_score(pos, c)
+                self.column_score(pos, c, ceiling)
             };
             scores.push(v);
         }
@@ -38,12 +44,29 @@ impl Solver {
     /// bounds); the first to finish gives the score and stops the others.
     /// `budget` is the whole call's, split evenly between the threads.
     pub fn scores_threaded(&mut self, pos: &Pos, budget: Option<u64>, threads: usize) -> Vec<Option<i32>> {
+        self.scores_threaded_at_most(pos, budget, threads, None)
+    }
+
+    /// [`Solver::scores_threaded`] for a position whose own score is known
+    /// to be `ceiling` (a score book's: the score is the best column's, so
+    /// no column scores more). Each column's search then starts from its
+    /// child's floor, `-ceiling` (on the 100 ply-9 positions of
+    /// `docs/solver.md`'s coverage runs, just past the score book, 10%
+    /// fewer nodes). A wrong ceiling gives wrong scores: only a checked
+    /// book may give it.
+    pub fn scores_threaded_at_most(
+        &mut self,
+        pos: &Pos,
+        budget: Option<u64>,
+        threads: usize,
+        ceiling: Option<i32>,
+    ) -> Vec<Option<i32>> {
         use std::sync::atomic::{AtomicUsize, Ordering};
         use std::sync::Mutex;
         self.check(pos);
         let threads = threads.clamp(1, self.geo.cols as usize);
         if threads == 1 {
-            return self.scores(pos, budget);
+            return self.scores_under(pos, budget, ceiling);
         }
         let share = budget.map(|b| b / threads as u64);
         // On its own mirror image, the right half scores as the left.
@@ -73,7 +96,7 @@ impl Solver {
                     s.tech.aspiration = !tech.aspiration;
                 }
                 s.cancel = Some(Arc::clone(&done[col as usize]));
-                let v = s.column_score(pos, col);
+                let v = s.column_score(pos, col, ceiling);
                 s.cancel = None;
                 s.tech = tech;
                 if s.cancelled {
@@ -119,9 +142,23 @@ impl Solver {
         }
     }
 
+    /// The exact score of playing `col` (from 0) for the side to move in
+    /// `pos`, whose own score is at most `ceiling` if given (see
+    /// [`Solver::scores_threaded_at_most`]): `None` for a column that cannot
+    /// be played, or when `budget` nodes (for this call) or a cancel stop
+    /// the search first.
+    pub fn column_exact(&mut self, pos: &Pos, col: usize, budget: Option<u64>, ceiling: Option<i32>) -> Option<i32> {
+        self.check(pos);
+        self.start_budget(budget);
+        if col >= self.geo.cols as usize {
+            return None;
+        }
+        self.column_score(pos, col as u32, ceiling)
+    }
+
     /// The score of playing `col` for the side to move, within the budget
     /// already set: `None` if full or past the budget.
-    fn column_score(&mut self, pos: &Pos, col: u32) -> Option<i32> {
+    fn column_score(&mut self, pos: &Pos, col: u32, ceiling: Option<i32>) -> Option<i32> {
         let g = &self.geo;
         if !pos.can_play(g, col) {
             return None;
@@ -135,7 +172,7 @@ impl Solver {
         }
         let mut child = *pos;
         child.play(g, col);
-        let s = -self.solve_inner(&child);
+        let s = -self.solve_above(&child, ceiling.map(|v| -v), 0);
         (!self.aborted).then_some(s)
     }
 
@@ -148,6 +185,13 @@ impl Solver {
     /// once, then only asks of each column in centre order, with one null
     /// window, whether it reaches that score.
     pub fn best_move(&mut self, pos: &Pos, budget: Option<u64>) -> Option<(usize, i32)> {
+        self.best_move_scoring(pos, budget, None)
+    }
+
+    /// [`Solver::best_move`] for a position whose own score is `known`
+    /// (a checked score book's), which it then need not solve: only the
+    /// columns' null windows are left. A wrong score gives a wrong move.
+    pub fn best_move_scoring(&mut self, pos: &Pos, budget: Option<u64>, known: Option<i32>) -> Option<(usize, i32)> {
         self.check(pos);
         self.start_budget(budget);
         let g = self.geo.clone();
@@ -163,7 +207,10 @@ impl Solver {
         if let Some(&c) = playable.iter().find(|&&c| pos.is_winning_move(&g, c)) {
             return Some((c as usize, self.win_now_score(pos)));
         }
-        let v = self.solve_inner(pos);
+        let v = match known {
+            Some(v) => v,
+            None => self.solve_inner(pos),
+        };
         if self.aborted {
             return None;
         }

@@ -519,7 +519,7 @@ impl Solver {
     pub fn solve_at_least(&mut self, pos: &Pos, budget: Option<u64>, floor: Option<i32>) -> Option<i32> {
         self.check(pos);
         self.start_budget(budget);
-        let s = self.solve_above(pos, floor);
+        let s = self.solve_above(pos, floor, floor.unwrap_or(0));
         (!self.aborted).then_some(s)
     }
 }

@@ -14,8 +14,10 @@ impl Solver {
     /// to move in `pos`; `None` for a column that cannot be played, or when
     /// `budget` nodes (for this call) or a cancel ([`Solver::set_cancel`])
     /// stop the search first. A column that wins at once is +1 even past
-    /// the budget.
-    pub fn column_outcome(&mut self, pos: &Pos, col: usize, budget: Option<u64>) -> Option<i32> {
+    /// the budget. `ceiling`: `pos`'s own score if known (a checked score
+    /// book's), which no column exceeds: below 0 every column loses, at 0
+    /// none wins, without a probe.
+    pub fn column_outcome(&mut self, pos: &Pos, col: usize, budget: Option<u64>, ceiling: Option<i32>) -> Option<i32> {
         self.check(pos);
         if !self.can_play(pos, col) {
             return None;
@@ -30,6 +32,9 @@ impl Solver {
         if child.can_win_next(&self.geo) {
             return Some(-1);
         }
+        if ceiling.is_some_and(|v| v < 0) {
+            return Some(-1);
+        }
         // Is the child's score above 0 (the opponent wins)?
         let r = self.negamax(&child, 0, 1);
         if self.aborted {
@@ -37,6 +42,9 @@ impl Solver {
         }
         if r >= 1 {
             return Some(-1);
+        }
+        if ceiling == Some(0) {
+            return Some(0);
         }
         // The child scores at most 0: below 0 (we win) or a draw.
         let r = self.negamax(&child, -1, 0);
@@ -77,9 +85,15 @@ mod tests {
         for i in 0..120 {
             let (_, pos) = exact.quiet_line(4 + i % 18, &mut rng);
             let scores = exact.scores(&pos, None);
+            // The position's own score, as a score book would give it.
+            let best = scores.iter().flatten().max().copied();
             for (c, s) in scores.iter().enumerate() {
-                let o = probe.column_outcome(&pos, c, None);
+                let o = probe.column_outcome(&pos, c, None, None);
                 assert_eq!(o, s.map(i32::signum), "column {c} of position {i}");
+                let under = probe.column_outcome(&pos, c, None, best);
+                assert_eq!(under, o, "column {c} of position {i} under {best:?}");
+                let exact_under = probe.column_exact(&pos, c, None, best);
+                assert_eq!(exact_under, *s, "column {c} of position {i} under {best:?}");
                 if let Some(o) = o {
                     seen[(o + 1) as usize] += 1;
                 }
@@ -95,13 +109,13 @@ mod tests {
         let cfg = BoardConfig::default();
         let mut s = Solver::new(cfg, 16).unwrap();
         let pos = s.position(&[3, 3]).unwrap();
-        assert_eq!(s.column_outcome(&pos, 3, Some(10)), None);
+        assert_eq!(s.column_outcome(&pos, 3, Some(10), None), None);
         let flag = Arc::new(AtomicBool::new(true));
         s.set_cancel(Some(Arc::clone(&flag)));
-        assert_eq!(s.column_outcome(&pos, 2, Some(1_000_000)), None);
+        assert_eq!(s.column_outcome(&pos, 2, Some(1_000_000), None), None);
         let win = s.position(&[0, 6, 1, 6, 2]).unwrap();
         assert_eq!(
-            s.column_outcome(&win, 4, Some(1)),
+            s.column_outcome(&win, 4, Some(1), None),
             Some(-1),
             "the opponent's three in a row"
         );
@@ -110,7 +124,7 @@ mod tests {
         let (_, late) = s.quiet_line(20, &mut ChaCha8Rng::seed_from_u64(3));
         let scores = s.scores(&late, None);
         for (c, sc) in scores.iter().enumerate() {
-            assert_eq!(s.column_outcome(&late, c, None), sc.map(i32::signum));
+            assert_eq!(s.column_outcome(&late, c, None, None), sc.map(i32::signum));
         }
     }
 }

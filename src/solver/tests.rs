@@ -390,6 +390,40 @@ fn a_switch_turned_off_is_honoured_on_6x7() {
     }
 }
 
+/// Under the position's own score as its ceiling, every column scores as
+/// without it, on one thread and two, and the searches take fewer nodes;
+/// the best move knowing that score is the best move.
+#[test]
+fn a_ceiling_keeps_the_scores_and_saves_nodes() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let cfg = BoardConfig::default();
+    let (mut plain_nodes, mut under_nodes) = (0, 0);
+    for i in 0..8 {
+        let mut plain = Solver::new(cfg, 18).unwrap();
+        let moves = searched_line(&plain, &mut rng, 12);
+        let p = plain.position(&moves).unwrap();
+        let want = plain.scores(&p, None);
+        plain_nodes += plain.nodes();
+        let best = want.iter().flatten().max().copied();
+        let mut under = Solver::new(cfg, 18).unwrap();
+        assert_eq!(
+            under.scores_threaded_at_most(&p, None, 1 + i % 2, best),
+            want,
+            "{moves:?}"
+        );
+        under_nodes += under.nodes();
+        assert_eq!(
+            under.best_move_scoring(&p, None, best),
+            plain.best_move(&p, None),
+            "{moves:?}"
+        );
+    }
+    assert!(
+        under_nodes < plain_nodes,
+        "{under_nodes} nodes under the ceiling, {plain_nodes} without"
+    );
+}
+
 /// The 7 first moves of 6×7: Pons' scores -2, -1, 0, 1, 0, -1, -2 (only
 /// the centre wins, with the first player's last piece). Minutes of work.
 #[test]

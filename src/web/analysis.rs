@@ -80,7 +80,8 @@ impl Analysts {
                     solver,
                     pos: p,
                     threads,
-                } => search(solver, &p, threads, known, cancel, &|v| send(with_view(v))),
+                    ceiling,
+                } => search(solver, &p, threads, ceiling, known, cancel, &|v| send(with_view(v))),
             };
             if let Some(v) = viewing {
                 let _ = v.join();

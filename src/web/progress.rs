@@ -105,6 +105,7 @@ enum Task {
 /// What the threads of one search share.
 struct Shared<'a> {
     pos: &'a Pos,
+    ceiling: Option<i32>,
     /// Every open column's outcome, centre first, then every exact score.
     tasks: Vec<Task>,
     next: AtomicUsize,
@@ -132,11 +133,10 @@ impl Shared<'_> {
             }
             let left = Some(self.per_thread.saturating_sub(s.nodes() - start));
             let found = match task {
-                Task::Outcome(c) => s.column_outcome(self.pos, c, left).map(|o| (o, None)),
-                Task::Exact(c) => {
-                    let child = s.play(self.pos, c).expect("an open column that does not win at once");
-                    s.solve(&child, left).map(|v| (-v.signum(), Some(-v)))
-                }
+                Task::Outcome(c) => s.column_outcome(self.pos, c, left, self.ceiling).map(|o| (o, None)),
+                Task::Exact(c) => s
+                    .column_exact(self.pos, c, left, self.ceiling)
+                    .map(|v| (v.signum(), Some(v))),
             };
             let Some((outcome, score)) = found else { break };
             let mut k = self.state.lock().unwrap();
@@ -152,7 +152,9 @@ impl Shared<'_> {
     }
 }
 
-/// Searches `pos` with `solver` and `threads - 1` helpers sharing its table,
+/// Searches `pos` with `solver` and `threads - 1` helpers sharing its table
+/// (`ceiling`: `pos`'s own score if a score book holds it, which no column
+/// exceeds, see [`Solver::scores_threaded_at_most`]),
 /// filling `known` and calling `send` with a (not final) message after each
 /// column's outcome or score, as long as some column is left. Returns what
 /// is known at the end, or `None` when `cancel` was set (nothing more is
@@ -161,6 +163,7 @@ pub fn search(
     solver: &mut Solver,
     pos: &Pos,
     threads: usize,
+    ceiling: Option<i32>,
     known: Known,
     cancel: &AtomicBool,
     send: &(dyn Fn(Value) + Sync),
@@ -183,6 +186,7 @@ pub fn search(
     let threads = threads.clamp(1, order.len());
     let shared = Shared {
         pos,
+        ceiling,
         tasks: order
             .iter()
             .map(|&c| Task::Outcome(c))
@@ -246,7 +250,7 @@ mod tests {
         let known = Known::new("4444353526", 42, moves.len(), open_of(&s, &pos));
         let sent = Mutex::new(Vec::new());
         let never = AtomicBool::new(false);
-        let end = search(&mut s, &pos, 2, known, &never, &|v| sent.lock().unwrap().push(v)).unwrap();
+        let end = search(&mut s, &pos, 2, None, known, &never, &|v| sent.lock().unwrap().push(v)).unwrap();
         assert!(end.proven());
         let msg = end.message(true, Some(CAP_NODES));
         assert_eq!(msg["final"], true);
@@ -264,6 +268,12 @@ mod tests {
         assert!(outcomes >= 1, "{first}");
         let mut fresh = Solver::new(cfg, 20).unwrap();
         let want = fresh.scores(&pos, None);
+        assert_eq!(end.scores, want);
+        // The same under the position's own score as a score book gives it.
+        let best = want.iter().flatten().max().copied();
+        let mut booked = Solver::new(cfg, 22).unwrap();
+        let known = Known::new("4444353526", 42, moves.len(), open_of(&booked, &pos));
+        let end = search(&mut booked, &pos, 2, best, known, &never, &|_| {}).unwrap();
         assert_eq!(end.scores, want);
         for m in &sent {
             for (c, o) in m["outcomes"].as_array().unwrap().iter().enumerate() {
@@ -284,7 +294,7 @@ mod tests {
         let known = Known::new("44", 42, 2, open_of(&s, &pos));
         let yes = AtomicBool::new(true);
         let t = Instant::now();
-        assert!(search(&mut s, &pos, 2, known, &yes, &|_| {}).is_none());
+        assert!(search(&mut s, &pos, 2, None, known, &yes, &|_| {}).is_none());
         assert!(t.elapsed() < Duration::from_secs(5));
         let late = s.position(&[3, 3, 3, 3, 2, 4, 4, 2, 1, 5, 5, 1]).unwrap();
         assert!(s.scores(&late, None).iter().all(Option::is_some));
