@@ -244,18 +244,23 @@ impl SolverBot {
         Ok(solver.best_move_scoring(&pos, budget, known))
     }
 
-    /// Every column's score of `pos` from the score book, if it knows them all.
-    fn book_scores(&self, pos: &Pos) -> Option<Vec<Option<i32>>> {
+    /// The solver and the score book, if there is one for its board.
+    fn score_book(&self) -> Option<(&Solver, &ScoreBook)> {
         let solver = self.solver.as_ref()?;
         let book = self.scores.as_ref().filter(|b| b.fits(solver.config()))?;
+        Some((solver, book))
+    }
+
+    /// Every column's score of `pos` from the score book, if it knows them all.
+    fn book_scores(&self, pos: &Pos) -> Option<Vec<Option<i32>>> {
+        let (solver, book) = self.score_book()?;
         book.column_scores(solver, pos)
     }
 
     /// The score of `pos` itself from the score book (its last ply holds
     /// positions whose columns it does not know).
     fn book_ceiling(&self, pos: &Pos) -> Option<i32> {
-        let solver = self.solver.as_ref()?;
-        self.scores.as_ref().filter(|b| b.fits(solver.config()))?.score(pos)
+        self.score_book()?.1.score(pos)
     }
 
     /// Every column's score in `v`'s position (`None` for a full column or

@@ -149,11 +149,7 @@ impl Solver {
     /// The table key of `pos` under the techniques in use.
     #[inline]
     pub(super) fn key_of(&self, pos: &Pos) -> u64 {
-        if self.tech.symmetry {
-            pos.symmetric_key()
-        } else {
-            pos.key()
-        }
+        table_key(pos, self.tech.symmetry)
     }
 
     /// Counts a node; true when the search must stop (budget spent, or the
@@ -455,12 +451,7 @@ impl Solver {
             let mv = next & g.column_mask(col);
             let mut child = *pos;
             child.play(g, col);
-            let key = if tech.symmetry {
-                child.symmetric_key()
-            } else {
-                child.key()
-            };
-            let slot = self.table.slot(key);
+            let slot = self.table.slot(table_key(&child, tech.symmetry));
             if tech.table {
                 self.table.prefetch(slot);
             }
@@ -560,6 +551,18 @@ impl<const STANDARD: bool> Flavor for Bmi<STANDARD> {
         // SAFETY: only `negamax_bmi`'s search calls this, after
         // `Bmi::detected` said yes.
         unsafe { s.negamax_bmi::<STANDARD>(pos, slot, known, alpha, beta) }
+    }
+}
+
+/// The table key of `pos`: shared with its mirror image under `symmetry`.
+/// The search's copies pass their own switch, a constant in the standard
+/// ones.
+#[inline(always)]
+fn table_key(pos: &Pos, symmetry: bool) -> u64 {
+    if symmetry {
+        pos.symmetric_key()
+    } else {
+        pos.key()
     }
 }
 

@@ -265,7 +265,12 @@ mod tests {
         // with more buckets than keys.
         for log2 in [4, 12, 20] {
             let t = Table::new(log2, 12);
-            let slots: std::collections::HashSet<_> = (0..1u64 << 12).map(|k| (t.slot(k).index, t.slot(k).q)).collect();
+            let slots: std::collections::HashSet<_> = (0..1u64 << 12)
+                .map(|k| {
+                    let s = t.slot(k);
+                    (s.index, s.q)
+                })
+                .collect();
             assert_eq!(slots.len(), 1 << 12);
         }
     }
